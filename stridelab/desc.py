@@ -1,0 +1,436 @@
+"""Tensor descriptions (DirectML's ``DML_BUFFER_TENSOR_DESC``) and the stride arithmetic around them.
+
+A description is a data type, 1 to 8 logical ``sizes`` and element ``strides``; the element at
+logical coordinates ``c`` lives at buffer element ``dot(c, strides)``. All arithmetic here is in
+Python ints, so it is exact at any size (a 2**40-element description is no special case).
+
+>>> d = TensorDesc("FLOAT32", (1, 1, 3, 5))
+>>> d.strides, d.offset_of((0, 0, 2, 1)), d.buffer_size
+((15, 15, 5, 1), 11, 60)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+from . import _analysis
+from .dtypes import DataType, DataTypeLike
+from .dtypes import data_type as _resolve_data_type
+from .errors import LayoutError
+
+__all__ = [
+    "MAX_DIMENSIONS",
+    "TensorDesc",
+    "calc_buffer_tensor_size",
+    "calculate_strides",
+    "layout_strides",
+    "packed_strides",
+]
+
+MAX_DIMENSIONS = 8
+_CANONICAL_LETTERS = "NCDHW"
+
+
+def _int_tuple(field: str, values: Any) -> tuple[int, ...]:
+    """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else."""
+    if isinstance(values, (str, bytes)) or (not isinstance(values, Sequence) and not hasattr(values, "__iter__")):
+        raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
+    result = []
+    for i, v in enumerate(values):
+        if isinstance(v, bool):
+            raise TypeError(f"{field}[{i}] must be an integer, not bool")
+        try:
+            result.append(operator.index(v))
+        except TypeError:
+            raise TypeError(f"{field}[{i}] must be an integer, not {type(v).__name__} ({v!r})") from None
+    return tuple(result)
+
+
+def _check_sizes(sizes: Any) -> tuple[int, ...]:
+    sizes = _int_tuple("sizes", sizes)
+    if not 1 <= len(sizes) <= MAX_DIMENSIONS:
+        raise LayoutError(
+            f"sizes {list(sizes)} has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}"
+        )
+    for i, s in enumerate(sizes):
+        if s < 1:
+            raise LayoutError(f"sizes[{i}] = {s}: every size must be at least 1 (DirectML has no empty tensors)")
+    return sizes
+
+
+def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    strides = _int_tuple("strides", strides)
+    if len(strides) != len(sizes):
+        raise LayoutError(
+            f"strides {list(strides)} has {len(strides)} entries but sizes {list(sizes)} has {len(sizes)}; "
+            "they must have the same length"
+        )
+    for i, s in enumerate(strides):
+        if s < 0:
+            raise LayoutError(f"strides[{i}] = {s}: strides are element counts and must be 0 or more")
+    return strides
+
+
+def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
+    """Row-major ("NCHW") strides: each dimension's stride is the product of the sizes inside it."""
+    strides = []
+    step = 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def _last_index(sizes: Sequence[int], strides: Sequence[int]) -> int:
+    return sum((n - 1) * s for n, s in zip(sizes, strides))
+
+
+def _round_up_4(nbytes: int) -> int:
+    return (nbytes + 3) & ~3
+
+
+def calc_buffer_tensor_size(data_type: DataTypeLike, sizes: Sequence[int], strides: Sequence[int] | None = None) -> int:
+    """``DMLCalcBufferTensorSize``: the fewest bytes a buffer for this description may have.
+
+    One past the offset of the last element, times the element size, rounded up to a multiple of
+    4 bytes (DirectML binds only DWORD-aligned buffers). Follows the newer listing, but in exact
+    Python ints: the result is right for buffers over 4 GiB, which the 32-bit index of the listing
+    is not. Zero sizes and negative strides are refused rather than underflowing.
+
+    >>> calc_buffer_tensor_size("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1))
+    16
+    """
+    dtype = _resolve_data_type(data_type)
+    sizes = _check_sizes(sizes)
+    if strides is None:
+        element_count = 1
+        for s in sizes:
+            element_count *= s
+        return _round_up_4(element_count * dtype.element_size)
+    strides = _check_strides(strides, sizes)
+    return _round_up_4((_last_index(sizes, strides) + 1) * dtype.element_size)
+
+
+def calculate_strides(
+    layout: str, sizes: Sequence[int], broadcast: Sequence[bool] | None = None
+) -> tuple[int, int, int, int]:
+    """``CalculateStrides`` as listed: 4-D strides for an "NCHW" or "NHWC" layout.
+
+    ``sizes`` are in NCHW order whatever the layout; a broadcast dimension gets stride 0 and counts
+    as size 1 for the strides outside it.
+
+    >>> calculate_strides("NHWC", (1, 1, 3, 5))
+    (15, 1, 5, 1)
+    """
+    if not isinstance(layout, str) or layout.upper() not in ("NCHW", "NHWC"):
+        raise LayoutError(f"layout {layout!r}: CalculateStrides knows 'NCHW' and 'NHWC'; use layout_strides for others")
+    sizes = _check_sizes(sizes)
+    if len(sizes) != 4:
+        raise LayoutError(f"sizes {list(sizes)} has {len(sizes)} dimensions; CalculateStrides takes 4 (N, C, H, W)")
+    return layout_strides(layout.upper(), sizes, broadcast)  # type: ignore[return-value]
+
+
+def _memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
+    """Dimension indices (into canonical-order sizes) from the outermost to the innermost in memory."""
+    if isinstance(layout, str):
+        letters = layout.upper()
+        if not letters or any(c not in _CANONICAL_LETTERS for c in letters) or len(set(letters)) != len(letters):
+            raise LayoutError(
+                f"layout {layout!r} must name each of the dimension letters {', '.join(_CANONICAL_LETTERS)} "
+                "at most once, outermost first (e.g. 'NHWC'), or be a permutation of dimension indices"
+            )
+        if len(letters) != rank:
+            raise LayoutError(f"layout {layout!r} names {len(letters)} dimensions but sizes has {rank}")
+        canonical = sorted(letters, key=_CANONICAL_LETTERS.index)
+        return tuple(canonical.index(c) for c in letters)
+    order = _int_tuple("layout", layout)
+    if sorted(order) != list(range(rank)):
+        raise LayoutError(f"layout {list(order)} must be a permutation of the dimension indices 0..{rank - 1}")
+    return order
+
+
+def _dimension_index(key: str | int, layout: str | Sequence[int], rank: int, field: str) -> int:
+    """The canonical index of a dimension named by letter (for letter layouts) or by index."""
+    if isinstance(key, str):
+        if not isinstance(layout, str) or key.upper() not in layout.upper():
+            raise LayoutError(f"{field} key {key!r} is not a dimension of layout {layout!r}")
+        return sorted(layout.upper(), key=_CANONICAL_LETTERS.index).index(key.upper())
+    index = operator.index(key)
+    if not 0 <= index < rank:
+        raise LayoutError(f"{field} key {index} is not a dimension index in 0..{rank - 1}")
+    return index
+
+
+def layout_strides(
+    layout: str | Sequence[int],
+    sizes: Sequence[int],
+    broadcast: Sequence[bool] | None = None,
+    padding: Mapping[str | int, int] | None = None,
+) -> tuple[int, ...]:
+    """Element strides for ``sizes`` stored in the memory order ``layout``.
+
+    ``layout`` lists the dimensions from the outermost to the innermost in memory, either as
+    letters of N, C, D, H, W ("NHWC", "WH", "NDHWC") or as a permutation of dimension indices for
+    any rank. ``sizes`` and the returned strides are in canonical order: the letters in N, C, D, H, W
+    order, or index order. ``broadcast[i]`` gives dimension ``i`` stride 0 (and size 1 for the
+    dimensions outside it). ``padding`` maps a dimension (letter or index) to extra elements left
+    after each run of that dimension in memory.
+
+    >>> layout_strides("WH", (2, 3))            # column-major
+    (1, 2)
+    >>> layout_strides("HW", (2, 3), padding={"W": 2})
+    (5, 1)
+    """
+    sizes = _check_sizes(sizes)
+    rank = len(sizes)
+    order = _memory_order(layout, rank)
+    flags = (False,) * rank if broadcast is None else tuple(bool(b) for b in broadcast)
+    if len(flags) != rank:
+        raise LayoutError(f"broadcast has {len(flags)} entries but sizes {list(sizes)} has {rank}")
+    pad = [0] * rank
+    for key, extra in (padding or {}).items():
+        index = _dimension_index(key, layout, rank, "padding")
+        extra = operator.index(extra)
+        if extra < 0:
+            raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
+        if extra and index == order[0]:
+            raise LayoutError(
+                f"padding[{key!r}] = {extra} follows the outermost dimension, which changes no stride; "
+                "give total_tensor_size_in_bytes to TensorDesc for padding at the end of the buffer"
+            )
+        pad[index] = extra
+    strides = [0] * rank
+    step = 1
+    for index in reversed(order):
+        strides[index] = 0 if flags[index] else step
+        step *= (1 if flags[index] else sizes[index]) + pad[index]
+    return tuple(strides)
+
+
+class TensorDesc:
+    """An immutable DirectML buffer tensor description: data type, sizes and element strides.
+
+    ``strides=None`` means packed row-major ("NCHW"); the resolved strides are always available.
+    ``total_tensor_size_in_bytes`` may make the buffer larger than :func:`calc_buffer_tensor_size`
+    requires (it must be a multiple of 4); the extra slots count as padding.
+
+    Classification (``is_packed``, ``is_padded``, ``is_broadcast``, ``is_overlapping``) follows the
+    strides page and is exact: see :mod:`stridelab._analysis` for how it is decided.
+    """
+
+    __slots__ = ("__dict__", "_data_type", "_sizes", "_strides", "_total")
+
+    def __init__(
+        self,
+        data_type: DataTypeLike,
+        sizes: Sequence[int],
+        strides: Sequence[int] | None = None,
+        total_tensor_size_in_bytes: int | None = None,
+    ) -> None:
+        dtype = _resolve_data_type(data_type)
+        sizes = _check_sizes(sizes)
+        strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
+        required = calc_buffer_tensor_size(dtype, sizes, strides)
+        if total_tensor_size_in_bytes is not None:
+            total = operator.index(total_tensor_size_in_bytes)
+            if total < required:
+                raise LayoutError(
+                    f"total_tensor_size_in_bytes = {total} is smaller than the {required} bytes that "
+                    f"sizes {list(sizes)} with strides {list(strides)} need (DMLCalcBufferTensorSize)"
+                )
+            if total % 4:
+                raise LayoutError(
+                    f"total_tensor_size_in_bytes = {total} must be a multiple of 4 "
+                    "(DirectML binds DWORD-aligned buffers)"
+                )
+            total_tensor_size_in_bytes = total
+        object.__setattr__(self, "_data_type", dtype)
+        object.__setattr__(self, "_sizes", sizes)
+        object.__setattr__(self, "_strides", strides)
+        object.__setattr__(self, "_total", total_tensor_size_in_bytes)
+
+    # -- the description itself -------------------------------------------------------------
+    @property
+    def data_type(self) -> str:
+        """The DirectML data type name, e.g. ``"FLOAT32"``."""
+        return self._data_type.name
+
+    @property
+    def dtype(self) -> DataType:
+        """The full :class:`~stridelab.dtypes.DataType` (numpy dtype, C type, element size)."""
+        return self._data_type
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self._sizes
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Element strides, always resolved (packed row-major where none were given)."""
+        return self._strides
+
+    @property
+    def total_tensor_size_in_bytes(self) -> int | None:
+        """The explicit buffer size given, or None."""
+        return self._total
+
+    @property
+    def dimension_count(self) -> int:
+        return len(self._sizes)
+
+    @property
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._data_type.element_size
+
+    @property
+    def element_count(self) -> int:
+        """Logical elements: the product of the sizes."""
+        count = 1
+        for s in self._sizes:
+            count *= s
+        return count
+
+    @property
+    def last_offset(self) -> int:
+        """Buffer element offset of the last logical element (the largest offset)."""
+        return _last_index(self._sizes, self._strides)
+
+    @property
+    def required_size(self) -> int:
+        """``calc_buffer_tensor_size`` of this description, in bytes."""
+        return calc_buffer_tensor_size(self._data_type, self._sizes, self._strides)
+
+    @property
+    def buffer_size(self) -> int:
+        """Bytes of the buffer: ``total_tensor_size_in_bytes`` if given, else the required size."""
+        return self.required_size if self._total is None else self._total
+
+    @property
+    def slot_count(self) -> int:
+        """Physical element slots in the buffer: ``buffer_size // element_size``."""
+        return self.buffer_size // self.element_size
+
+    def offset_of(self, coords: Sequence[int]) -> int:
+        """Buffer element offset of the element at logical ``coords``: ``dot(coords, strides)``."""
+        coords = _int_tuple("coords", coords)
+        if len(coords) != len(self._sizes):
+            raise LayoutError(
+                f"coords {list(coords)} has {len(coords)} entries but the tensor has {len(self._sizes)} dimensions"
+            )
+        for i, (c, n) in enumerate(zip(coords, self._sizes)):
+            if not 0 <= c < n:
+                raise LayoutError(f"coords[{i}] = {c} is out of range for sizes[{i}] = {n} (0 <= coords[i] < sizes[i])")
+        return sum(c * s for c, s in zip(coords, self._strides))
+
+    # -- classification ----------------------------------------------------------------------
+    @cached_property
+    def _facts(self) -> _analysis.LayoutFacts:
+        return _analysis.analyze(self._sizes, self._strides)
+
+    @property
+    def is_broadcast(self) -> bool:
+        """Some dimension of size > 1 has stride 0: its elements share slots."""
+        return any(s == 0 and n > 1 for n, s in zip(self._sizes, self._strides))
+
+    @property
+    def is_overlapping(self) -> bool:
+        """Two distinct coordinates share an offset without a zero stride explaining it."""
+        return not self._facts.injective_apart_from_broadcast
+
+    @property
+    def is_packed(self) -> bool:
+        """Every slot from 0 to the last element's offset holds exactly one element."""
+        return (
+            not self.is_broadcast
+            and self._facts.injective_apart_from_broadcast
+            and (self._facts.distinct_offsets == self.last_offset + 1)
+        )
+
+    @property
+    def is_padded(self) -> bool:
+        """Some slot that is not alignment holds no element.
+
+        Alignment slots are those past the last element that exist only because buffer sizes round
+        up to 4 bytes; slots past the required size (an explicit, larger
+        ``total_tensor_size_in_bytes``) are padding.
+        """
+        distinct = self._facts.distinct_offsets
+        if distinct is None:
+            raise LayoutError(
+                f"{self!r} overlaps, and counting its distinct offsets would enumerate more than "
+                f"{_analysis.ENUMERATION_LIMIT} elements, so whether it is padded is not decided"
+            )
+        holes = self.last_offset + 1 - distinct
+        return holes > 0 or self.slot_count > self.required_size // self.element_size
+
+    def memory_map(self, limit: int | None = None):  # -> MemoryMap (imported lazily: memmap sits above desc)
+        """The :class:`~stridelab.memmap.MemoryMap` of this description (see there for ``limit``)."""
+        from .memmap import MemoryMap
+
+        return MemoryMap(self) if limit is None else MemoryMap(self, limit=limit)
+
+    # -- value semantics, serialisation, display ---------------------------------------------
+    def _key(self) -> tuple:
+        return (self._data_type.name, self._sizes, self._strides, self.buffer_size)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TensorDesc):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"TensorDesc is immutable; cannot set {name!r} (use replace())")
+
+    def replace(self, **changes: Any) -> TensorDesc:
+        """A new description with some of ``data_type``, ``sizes``, ``strides``,
+        ``total_tensor_size_in_bytes`` changed (the others kept)."""
+        fields = dict(
+            data_type=self._data_type,
+            sizes=self._sizes,
+            strides=self._strides,
+            total_tensor_size_in_bytes=self._total,
+        )
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"replace() got unknown field(s) {sorted(unknown)}; expected some of {sorted(fields)}")
+        fields.update(changes)
+        return TensorDesc(**fields)
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict with DxDispatch's field names (``DataType``, ``Sizes``, ``Strides``,
+        ``TotalTensorSizeInBytes`` where one was given)."""
+        obj = {"DataType": self.data_type, "Sizes": list(self._sizes), "Strides": list(self._strides)}
+        if self._total is not None:
+            obj["TotalTensorSizeInBytes"] = self._total
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> TensorDesc:
+        """Read a dict with DxDispatch's field names; ``Strides``, ``TotalTensorSizeInBytes`` and
+        ``DimensionCount`` are optional (the last must agree with ``Sizes``)."""
+        if not isinstance(obj, Mapping):
+            raise TypeError(f"TensorDesc.from_json needs a mapping, not {type(obj).__name__}")
+        known = {"DataType", "Sizes", "Strides", "TotalTensorSizeInBytes", "DimensionCount"}
+        unknown = sorted(set(obj) - known)
+        if unknown:
+            raise LayoutError(f"tensor description fields {unknown} are not known; expected some of {sorted(known)}")
+        for field in ("DataType", "Sizes"):
+            if field not in obj:
+                raise LayoutError(f"tensor description is missing {field!r}")
+        sizes = obj["Sizes"]
+        if "DimensionCount" in obj and obj["DimensionCount"] != len(sizes):
+            raise LayoutError(
+                f"DimensionCount = {obj['DimensionCount']} but Sizes {list(sizes)} has {len(sizes)} entries"
+            )
+        return cls(obj["DataType"], sizes, obj.get("Strides"), obj.get("TotalTensorSizeInBytes"))
+
+    def __repr__(self) -> str:
+        total = "" if self._total is None else f", total_tensor_size_in_bytes={self._total}"
+        return f"TensorDesc({self.data_type!r}, sizes={self._sizes}, strides={self._strides}{total})"

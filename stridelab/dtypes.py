@@ -1,0 +1,96 @@
+"""DirectML tensor data types and their numpy, CUDA C and byte-size equivalents.
+
+Each DirectML data type (``DML_TENSOR_DATA_TYPE_*``) maps to exactly one numpy dtype and one C
+type, so a name, a numpy dtype or a :class:`DataType` can be given wherever a data type is asked for.
+
+>>> data_type("dml_tensor_data_type_float16").element_size
+2
+>>> data_type(np.int8).name
+'INT8'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+
+from .errors import LayoutError
+
+__all__ = ["DATA_TYPES", "DataType", "DataTypeLike", "data_type"]
+
+_PREFIX = "DML_TENSOR_DATA_TYPE_"
+
+
+@dataclass(frozen=True)
+class DataType:
+    """One DirectML data type: its short name, numpy dtype, CUDA C type and size in bytes."""
+
+    name: str
+    numpy_dtype: np.dtype
+    c_type: str
+
+    @property
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self.numpy_dtype.itemsize
+
+    @property
+    def dml_name(self) -> str:
+        """The full enum name, e.g. ``DML_TENSOR_DATA_TYPE_FLOAT32``."""
+        return _PREFIX + self.name
+
+    def __repr__(self) -> str:
+        return f"DataType({self.name!r})"
+
+
+_TABLE = {
+    t.name: t
+    for t in (
+        DataType("FLOAT32", np.dtype(np.float32), "float"),
+        DataType("FLOAT16", np.dtype(np.float16), "__half"),
+        DataType("UINT32", np.dtype(np.uint32), "unsigned int"),
+        DataType("UINT16", np.dtype(np.uint16), "unsigned short"),
+        DataType("UINT8", np.dtype(np.uint8), "unsigned char"),
+        DataType("INT32", np.dtype(np.int32), "int"),
+        DataType("INT16", np.dtype(np.int16), "short"),
+        DataType("INT8", np.dtype(np.int8), "signed char"),
+        DataType("FLOAT64", np.dtype(np.float64), "double"),
+        DataType("UINT64", np.dtype(np.uint64), "unsigned long long"),
+        DataType("INT64", np.dtype(np.int64), "long long"),
+    )
+}
+_BY_NUMPY = {t.numpy_dtype: t for t in _TABLE.values()}
+
+#: The DirectML data type names stridelab knows, in the order of the design document.
+DATA_TYPES: tuple[str, ...] = tuple(_TABLE)
+
+DataTypeLike = Union[str, DataType, np.dtype, type]  # noqa: UP007 (a runtime alias)
+
+
+def data_type(value: DataTypeLike) -> DataType:
+    """Resolve a data type given as a name (with or without the ``DML_TENSOR_DATA_TYPE_`` prefix,
+    any case), a :class:`DataType`, or a numpy dtype or scalar type.
+
+    Raises :class:`LayoutError` for an unknown name or a numpy dtype DirectML has no type for
+    (bool, complex, non-native byte order, ...), and :class:`TypeError` for anything else.
+    """
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, str):
+        name = value.strip().upper()
+        if name.startswith(_PREFIX):
+            name = name[len(_PREFIX) :]
+        if name in _TABLE:
+            return _TABLE[name]
+        raise LayoutError(f"data_type {value!r} is not a DirectML data type; expected one of {', '.join(DATA_TYPES)}")
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        if dtype in _BY_NUMPY and dtype.isnative:
+            return _BY_NUMPY[dtype]
+        raise LayoutError(
+            f"numpy dtype {dtype} has no DirectML data type; expected a native-byte-order one of "
+            f"{', '.join(str(t.numpy_dtype) for t in _TABLE.values())}"
+        )
+    raise TypeError(f"data_type must be a DirectML name, a DataType or a numpy dtype, not {type(value).__name__}")

@@ -1,0 +1,14 @@
+"""The one error family stridelab raises for descriptions, buffers and operator parameters."""
+
+from __future__ import annotations
+
+__all__ = ["LayoutError"]
+
+
+class LayoutError(ValueError):
+    """A tensor description, buffer or operator parameter breaks a rule.
+
+    The message names the field, the offending value and the rule, e.g.
+    ``window_offsets[2] + window_sizes[2] = 6 exceeds input sizes[2] = 4``.
+    Wrong *types* raise :class:`TypeError` instead.
+    """

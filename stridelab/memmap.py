@@ -1,0 +1,204 @@
+"""Memory maps: where every logical element of a description lives, and what every slot holds.
+
+A :class:`MemoryMap` is the vectorised logical-to-physical map of one :class:`TensorDesc`: the
+offset of every logical element, and for every physical slot of the buffer the logical elements
+that land there (none: padding or alignment; several: broadcast or overlap). It renders as the
+offset/value tables of DirectML's strides page.
+
+>>> print(TensorDesc("UINT8", (2, 3), (5, 1)).memory_map().table())
+Offset:|0|1|2|3|4|5|6|7
+-|-|-|-|-|-|-|-|-
+Value:|A|B|C|x|x|D|E|F
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._analysis import logical_offsets
+from .desc import TensorDesc
+from .errors import LayoutError
+
+__all__ = ["DEFAULT_LIMIT", "MemoryMap", "SlotKind", "element_label"]
+
+#: The most logical elements, and the most physical slots, a memory map is built for by default.
+DEFAULT_LIMIT = 4_000_000
+
+
+class SlotKind:
+    """What a physical slot holds: the values of :attr:`MemoryMap.slot_kinds`."""
+
+    ELEMENT = 0  #: exactly one logical element
+    SHARED = 1  #: several logical elements (broadcast or overlap)
+    PADDING = 2  #: no element, inside the buffer's meaningful part
+    ALIGNMENT = 3  #: no element, there only because buffer sizes round up to 4 bytes
+
+
+def element_label(index: int) -> str:
+    """Spreadsheet-style letters for the ``index``-th distinct element: A..Z, AA..AZ, BA, ..."""
+    label = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        label = chr(ord("A") + rest) + label
+    return label
+
+
+class MemoryMap:
+    """The logical-to-physical map of ``desc``, optionally bound to a buffer's ``values``.
+
+    Refuses, before allocating anything, a description with more than ``limit`` logical elements
+    or physical slots (default :data:`DEFAULT_LIMIT`).
+
+    Attributes
+    ----------
+    offsets : numpy.ndarray
+        int64 array of shape ``desc.sizes``: the buffer element offset of each logical element.
+    slot_counts : numpy.ndarray
+        For each of the ``desc.slot_count`` slots, how many logical elements land there.
+    slot_kinds : numpy.ndarray
+        For each slot, a :class:`SlotKind` value.
+    """
+
+    def __init__(self, desc: TensorDesc, values: Any | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
+        if not isinstance(desc, TensorDesc):
+            raise TypeError(f"MemoryMap needs a TensorDesc, not {type(desc).__name__}")
+        for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
+            if count > limit:
+                raise LayoutError(
+                    f"{desc!r} has {count} {what}; memory maps are built for at most {limit} "
+                    "(pass a larger limit= if you mean it)"
+                )
+        self.desc = desc
+        self.offsets = np.ascontiguousarray(logical_offsets(desc.sizes, desc.strides))
+        flat = self.offsets.ravel()
+        self._order = np.argsort(flat, kind="stable")
+        self.slot_counts = np.bincount(flat, minlength=desc.slot_count)
+        self._starts = np.concatenate(([0], np.cumsum(self.slot_counts)))
+        aligned_from = desc.last_offset + 1
+        aligned_to = desc.required_size // desc.element_size
+        kinds = np.full(desc.slot_count, SlotKind.PADDING, dtype=np.int8)
+        kinds[aligned_from:aligned_to] = SlotKind.ALIGNMENT
+        kinds[self.slot_counts == 1] = SlotKind.ELEMENT
+        kinds[self.slot_counts > 1] = SlotKind.SHARED
+        self.slot_kinds = kinds
+        self.values = None if values is None else self._check_values(values)
+
+    def _check_values(self, values: Any) -> np.ndarray:
+        values = np.asarray(values)
+        if values.ndim != 1 or values.size <= self.desc.last_offset:
+            raise LayoutError(
+                f"values must be a 1-D buffer of at least {self.desc.last_offset + 1} elements "
+                f"for {self.desc!r}; got shape {values.shape}"
+            )
+        return values
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def element_count(self) -> int:
+        return self.offsets.size
+
+    @property
+    def slot_count(self) -> int:
+        return self.slot_counts.size
+
+    def slots_of(self, kind: int) -> np.ndarray:
+        """Indices of the slots of one :class:`SlotKind`."""
+        return np.flatnonzero(self.slot_kinds == kind)
+
+    @property
+    def padding_slots(self) -> np.ndarray:
+        return self.slots_of(SlotKind.PADDING)
+
+    @property
+    def alignment_slots(self) -> np.ndarray:
+        return self.slots_of(SlotKind.ALIGNMENT)
+
+    @property
+    def shared_slots(self) -> np.ndarray:
+        return self.slots_of(SlotKind.SHARED)
+
+    def elements_at(self, slot: int) -> list[tuple[int, ...]]:
+        """Logical coordinates of the elements stored at ``slot``, in row-major order."""
+        if not 0 <= slot < self.slot_count:
+            raise LayoutError(f"slot {slot} is out of range for a buffer of {self.slot_count} slots")
+        flat = self._order[self._starts[slot] : self._starts[slot + 1]]
+        return [tuple(int(i) for i in c) for c in zip(*np.unravel_index(flat, self.desc.sizes))]
+
+    def slot_labels(self) -> list[str]:
+        """A label per slot: its value (bound) or the letter of its first element in logical order;
+        ``x`` for padding and ``.`` for alignment."""
+        labels = ["x" if k == SlotKind.PADDING else "." for k in self.slot_kinds.tolist()]
+        occupied = self.slot_counts > 0
+        if self.values is not None:
+            slots = np.flatnonzero(occupied)
+            for slot, value in zip(slots.tolist(), self.values[slots].tolist()):
+                labels[slot] = str(value)
+            return labels
+        flat = self.offsets.ravel()
+        _, first = np.unique(flat, return_index=True)
+        for rank, index in enumerate(np.sort(first).tolist()):
+            labels[int(flat[index])] = element_label(rank)
+        return labels
+
+    def element_labels(self) -> np.ndarray:
+        """The label of each logical element (that of its slot), as an array of shape ``sizes``."""
+        return np.array(self.slot_labels(), dtype=object)[self.offsets]
+
+    # -- text rendering -----------------------------------------------------------------------
+    def table(self, include_alignment: bool = False) -> str:
+        """The strides page's offset/value table (padding ``x``; alignment ``.`` when included)."""
+        labels = self.slot_labels()
+        shown = [i for i, k in enumerate(self.slot_kinds.tolist()) if include_alignment or k != SlotKind.ALIGNMENT]
+        return "\n".join(
+            (
+                "Offset:|" + "|".join(str(i) for i in shown),
+                "-|" + "|".join("-" for _ in shown),
+                "Value:|" + "|".join(labels[i] for i in shown),
+            )
+        )
+
+    def logical_text(self) -> str:
+        """The logical view as on the strides page: rows of labels, 2-D tiles separated by a blank
+        line, each tile headed by its leading coordinates where the rank is 4 or more."""
+        labels = self.element_labels()
+        width = max(len(s) for s in labels.ravel())
+        grid = labels.reshape((1,) * max(0, 2 - labels.ndim) + labels.shape)
+        tiles = []
+        for lead in np.ndindex(*grid.shape[:-2]):
+            rows = [" ".join(s.rjust(width) for s in row) for row in grid[lead].tolist()]
+            if labels.ndim >= 4:
+                rows.insert(0, "(" + ", ".join(map(str, lead)) + ", :, :)")
+            tiles.append("\n".join(rows))
+        return "\n\n".join(tiles)
+
+    def summary(self) -> str:
+        """One line: data type, sizes, strides, classification, elements, slots and bytes."""
+        d = self.desc
+        kinds = [
+            name
+            for name, flag in (
+                ("packed", d.is_packed),
+                ("padded", d.is_padded),
+                ("broadcast", d.is_broadcast),
+                ("overlapping", d.is_overlapping),
+            )
+            if flag
+        ]
+        counts = np.bincount(self.slot_kinds, minlength=4)
+        return (
+            f"{d.data_type} sizes {list(d.sizes)} strides {list(d.strides)}: {', '.join(kinds) or 'strided'}; "
+            f"{self.element_count} logical elements in {self.slot_count} slots "
+            f"({counts[SlotKind.ELEMENT]} single, {counts[SlotKind.SHARED]} shared, "
+            f"{counts[SlotKind.PADDING]} padding, {counts[SlotKind.ALIGNMENT]} alignment); "
+            f"{d.buffer_size} bytes"
+        )
+
+    def __str__(self) -> str:
+        return f"{self.logical_text()}\n\n{self.table()}\n\n{self.summary()}"
+
+    def __repr__(self) -> str:
+        bound = "" if self.values is None else ", bound to values"
+        return f"MemoryMap({self.desc!r}{bound})"
