@@ -431,6 +431,12 @@ class TensorDesc:
             )
         return cls(obj["DataType"], sizes, obj.get("Strides"), obj.get("TotalTensorSizeInBytes"))
 
+    def _repr_html_(self) -> str:
+        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
+        from .render import render_svg
+
+        return render_svg(self)
+
     def __repr__(self) -> str:
         total = "" if self._total is None else f", total_tensor_size_in_bytes={self._total}"
         return f"TensorDesc({self.data_type!r}, sizes={self._sizes}, strides={self._strides}{total})"

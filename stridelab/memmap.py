@@ -199,6 +199,12 @@ class MemoryMap:
     def __str__(self) -> str:
         return f"{self.logical_text()}\n\n{self.table()}\n\n{self.summary()}"
 
+    def _repr_html_(self) -> str:
+        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
+        from .render import render_svg
+
+        return render_svg(self)
+
     def __repr__(self) -> str:
         bound = "" if self.values is None else ", bound to values"
         return f"MemoryMap({self.desc!r}{bound})"

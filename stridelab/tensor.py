@@ -127,6 +127,12 @@ class StridedTensor:
         values = self.buffer.get() if self.on_gpu else self.buffer
         return MemoryMap(self.desc, values, limit=DEFAULT_LIMIT if limit is None else limit)
 
+    def _repr_html_(self) -> str:
+        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
+        from .render import render_svg
+
+        return render_svg(self)
+
     def __repr__(self) -> str:
         where = "cupy" if self.on_gpu else "numpy"
         return f"StridedTensor({self.desc!r}, buffer={where}[{self.buffer.size}])"
