@@ -1,0 +1,41 @@
+"""Shared fixtures: ``xp`` runs a test on numpy, and on cupy where a CUDA GPU is usable."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+
+def _cupy_usable() -> bool:
+    if importlib.util.find_spec("cupy") is None:
+        return False
+    try:
+        import cupy
+
+        return bool(cupy.is_available())
+    except Exception:  # a broken CUDA install is the same as none for the tests
+        return False
+
+
+CUPY_USABLE = _cupy_usable()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if CUPY_USABLE:
+        return
+    skip = pytest.mark.skip(reason="needs CuPy with a usable CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
+def xp(request: pytest.FixtureRequest):
+    """The array module under test: numpy always, cupy where usable (marked ``gpu``)."""
+    if request.param == "numpy":
+        return np
+    import cupy
+
+    return cupy
