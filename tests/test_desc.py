@@ -261,4 +261,4 @@ def test_undecidable_classification_is_refused_not_guessed():
     # the offsets up to the last one, so the pigeonhole principle does not decide either
     d = TensorDesc("UINT8", (4, 4, 2**21), (1, 3, 100))
     with pytest.raises(LayoutError, match="do not nest"):
-        d.is_overlapping
+        _ = d.is_overlapping

@@ -31,12 +31,16 @@ def test_each_type_knows_its_size_numpy_dtype_and_c_type(name, size, np_type, c_
     assert t.dml_name == "DML_TENSOR_DATA_TYPE_" + name
 
 
-@pytest.mark.parametrize("spelling", ["float16", "Float16", "DML_TENSOR_DATA_TYPE_FLOAT16", "dml_tensor_data_type_float16"])
+@pytest.mark.parametrize(
+    "spelling", ["float16", "Float16", "DML_TENSOR_DATA_TYPE_FLOAT16", "dml_tensor_data_type_float16"]
+)
 def test_names_with_or_without_prefix_in_any_case(spelling):
     assert data_type(spelling).name == "FLOAT16"
 
 
-@pytest.mark.parametrize(("np_type", "name"), [(np.float32, "FLOAT32"), (np.dtype("int8"), "INT8"), (np.uint64, "UINT64")])
+@pytest.mark.parametrize(
+    ("np_type", "name"), [(np.float32, "FLOAT32"), (np.dtype("int8"), "INT8"), (np.uint64, "UINT64")]
+)
 def test_numpy_dtypes(np_type, name):
     assert data_type(np_type).name == name
 

@@ -44,7 +44,8 @@ def test_offsets_match_numpy_as_strided_over_a_buffer(desc):
 def test_buffer_size_matches_brute_force(desc):
     offsets = brute_force_offsets(desc)
     esize = data_type(desc.data_type).element_size
-    assert calc_buffer_tensor_size(desc.data_type, desc.sizes, desc.strides) == round_up_4((max(offsets.values()) + 1) * esize)
+    one_past_last = max(offsets.values()) + 1
+    assert calc_buffer_tensor_size(desc.data_type, desc.sizes, desc.strides) == round_up_4(one_past_last * esize)
     assert calc_buffer_tensor_size(desc.data_type, desc.sizes) == round_up_4(len(offsets) * esize)
 
 
