@@ -193,7 +193,7 @@ def test_large_planes_in_every_strategy(xp, layout, out_layout, axis):
     an innermost axis, the plane loop in pieces over 256 KiB planes, a short innermost axis, the
     scan into a temporary where the output's innermost axis is the scan axis), against np.cumsum:
     the same float32 additions in the same order, so the same bits."""
-    shape = (2, 3, 150, 160)
+    shape = (2, 4, 160, 200)
     rng = np.random.default_rng(axis)
     values = rng.standard_normal(shape).astype(np.float32)
     x_desc = sl.TensorDesc("FLOAT32", shape, sl.layout_strides(layout, shape))
