@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import importlib
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
-from stridelab import StridedTensor, TensorDesc, layout_strides
+from stridelab import LayoutError, StridedTensor, TensorDesc, layout_strides
 
 # -- the references ---------------------------------------------------------------------------------
 
@@ -190,6 +191,15 @@ def tensor_on(xp: Any, desc: TensorDesc, buffer: np.ndarray) -> StridedTensor:
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal byte for byte (NaN sentinels and the sign of zero included)."""
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def refused(call: Callable[[], object], *fragments: str, error: type[Exception] = LayoutError) -> None:
+    """``call()`` raises ``error`` with every one of ``fragments`` in its message (for the rules:
+    the field, the value and the rule broken)."""
+    with pytest.raises(error) as info:
+        call()
+    for fragment in fragments:
+        assert fragment in str(info.value), (fragment, str(info.value))
 
 
 def forbid_work(monkeypatch: Any) -> None:

@@ -20,6 +20,7 @@ from op_reference import (
     poisoned,
     random_values,
     reference_element_wise_identity,
+    refused,
     same_bits,
     sizes,
     tensor_on,
@@ -109,13 +110,6 @@ def tensor(xp, data_type: str = "FLOAT32", sizes=SIZES, strides=None, total=None
 
 def x_tensor(xp) -> sl.StridedTensor:
     return sl.StridedTensor.from_array(xp.arange(12, dtype=xp.float32).reshape(SIZES))
-
-
-def refused(call, *fragments: str, error: type[Exception] = sl.LayoutError) -> None:
-    with pytest.raises(error) as info:
-        call()
-    for fragment in fragments:
-        assert fragment in str(info.value), (fragment, str(info.value))
 
 
 def refused_untouched(call, out: sl.StridedTensor, *fragments: str) -> None:

@@ -14,6 +14,7 @@ from op_reference import (
     poisoned,
     random_values,
     reference_slice1,
+    refused,
     same_bits,
     sizes,
     tensor_on,
@@ -150,13 +151,6 @@ def test_largest_output_by_default(xp, shape, seed):
 
 
 # -- every rule, refused before anything is allocated or written -----------------------------------
-
-
-def refused(call, *fragments: str, error: type[Exception] = sl.LayoutError) -> None:
-    with pytest.raises(error) as info:
-        call()
-    for fragment in fragments:
-        assert fragment in str(info.value), (fragment, str(info.value))
 
 
 WINDOW = ((0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2))
