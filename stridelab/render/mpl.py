@@ -96,7 +96,7 @@ def draw_memory_map(
             va="baseline",
             zorder=3,
         )
-        for t in scene.texts
+        for t in (*scene.texts, *scene.slot_texts())
     ]
     return artists
 

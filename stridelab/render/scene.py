@@ -30,7 +30,7 @@ from .palette import CELL_H, CELL_W, TEXT_ROLES
 from .summary import DIMENSION_LETTERS, summary_lines
 from .window import Window, format_value, shown_slots, strip_items, window
 
-__all__ = ["DEFAULT_MAX_CELLS", "Scene", "Text", "build_scene", "resolve"]
+__all__ = ["BYTE_DY", "DEFAULT_MAX_CELLS", "OFFSET_DY", "Scene", "Text", "build_scene", "resolve"]
 
 #: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
 DEFAULT_MAX_CELLS = 256
@@ -44,6 +44,9 @@ _COL_HEADER = 12
 _TILE_CAPTION = 16
 _STRIP_ROW = 10 + CELL_H + 10 + 8  # element offset above, slot, byte offset below, gap
 _GAP_W = CELL_W // 2
+#: Baselines of a slot's element offset (above it) and byte offset (below it), from its top.
+OFFSET_DY = -3
+BYTE_DY = CELL_H + 9
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,15 @@ class Scene:
 
     def cell_labels(self) -> list[str]:
         return [self.slot_labels[i] for i in self.cell_slot.tolist()]
+
+    def slot_texts(self) -> list[Text]:
+        """Each drawn slot's element offset above it and byte offset below it."""
+        size = self.desc.element_size
+        out = []
+        for x, y, offset in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
+            out.append(Text(x + CELL_W // 2, y + OFFSET_DY, str(offset), "offset"))
+            out.append(Text(x + CELL_W // 2, y + BYTE_DY, str(offset * size), "byte"))
+        return out
 
 
 def resolve(obj: Any) -> tuple[TensorDesc, MemoryMap | None, str | None]:
@@ -163,7 +175,8 @@ def build_scene(
     top = y + 2
     first_logical_text = len(texts)
     cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns)
-    logical_right = max([logical_right, *(_text_right(t) for t in texts[first_logical_text:])])
+    captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
+    logical_right = max([logical_right, *(_text_right(t) for t in captions)])
     strip, gaps, strip_bottom = _strip(memory_map, slots, texts, logical_right + _PANEL_GAP, top, columns)
     labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
     cell_slot = np.searchsorted(slots, offsets)
@@ -184,7 +197,7 @@ def _empty_parts() -> dict[str, np.ndarray]:
 
 def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
     """The scene, sized to hold every cell, slot and text."""
-    right = max(_text_right(t) for t in texts)
+    right = max(_text_right(t) for t in texts if t.role not in ("index", "index-row"))
     bottom = max(t.y for t in texts) + 8
     for xs, ys, below in ((parts["cell_x"], parts["cell_y"], 8), (parts["slot_x"], parts["slot_y"], 14)):
         if xs.size:
@@ -323,15 +336,12 @@ def _tile_caption(win: Window, tr: int, tc: int) -> str:
 
 def _strip(m: MemoryMap, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int):
     """Slot positions of the buffer strip, wrapped into rows of ``columns`` slots, with markers
-    where slots are left out; the offsets above and byte offsets below each slot."""
+    where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`)."""
     size = m.desc.element_size
     texts.append(Text(x0, y0 + 12, "physical buffer", "caption"))
     texts.append(Text(x0, y0 + 26, f"slots in offset order, {size} byte{'s' if size > 1 else ''} each", "axes"))
     top = y0 + 34 + _COL_HEADER
     xs, ys, gaps = strip_items(slots, m.slot_count, x0, top, columns * CELL_W, CELL_W, _GAP_W, _STRIP_ROW)
-    for x, y, offset in zip(xs.tolist(), ys.tolist(), slots.tolist()):
-        texts.append(Text(x + CELL_W // 2, y - 3, str(offset), "offset"))
-        texts.append(Text(x + CELL_W // 2, y + CELL_H + 9, str(offset * size), "byte"))
     bottom = (int(ys.max()) if ys.size else top) + CELL_H + 10
     return {"slot_x": xs, "slot_y": ys}, gaps, bottom
 

@@ -18,14 +18,14 @@ from ..desc import TensorDesc, layout_strides
 from ..errors import LayoutError
 from ..memmap import SlotKind
 
-__all__ = ["DIMENSION_LETTERS", "classification", "layout_name", "summary_lines"]
+__all__ = ["DIMENSION_LETTERS", "classification", "layout_name", "layout_names", "summary_lines"]
 
 #: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
 DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
 
 @cache
-def _candidates(rank: int) -> tuple[str, ...]:
+def layout_names(rank: int) -> tuple[str, ...]:
     """Layout names for ``rank``, most common first: canonical, channels-last, then the rest."""
     letters = DIMENSION_LETTERS[rank]
     first = [letters]
@@ -62,7 +62,7 @@ def layout_name(desc: TensorDesc) -> str | None:
     if rank not in DIMENSION_LETTERS:
         return None
     broadcast = [s == 0 and n > 1 for n, s in zip(desc.sizes, desc.strides)]
-    names = _candidates(rank)
+    names = layout_names(rank)
     for name in names:
         if layout_strides(name, desc.sizes, broadcast) == desc.strides:
             return name

@@ -33,7 +33,7 @@ from .palette import (
 )
 from .scene import DEFAULT_MAX_CELLS, Scene, Text, build_scene
 
-__all__ = ["KIND_NAMES", "render_svg", "scene_svg", "slot_fill"]
+__all__ = ["KIND_NAMES", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
 
 #: The SVG class (and legend word) of each :class:`~stridelab.memmap.SlotKind`.
 KIND_NAMES = {
@@ -208,18 +208,15 @@ def _legend(scene: Scene) -> list[str]:
     return out
 
 
-def scene_svg(scene: Scene) -> str:
-    """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document."""
+def _body(scene: Scene) -> list[str]:
+    """Everything inside the ``<svg>`` element but the hatch pattern it refers to."""
     w, h = scene.width, scene.height
     sizes = ",".join(map(str, scene.desc.sizes))
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="stridelab-map" width="{w}" height="{h}" '
-        f'viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" role="img" aria-label="{escape(scene.title)}">',
+    return [
         f"<title>{escape(scene.title)}</title>",
-        _DEFS,
         f'<rect class="background" width="{w}" height="{h}" fill="{BACKGROUND}"/>',
         '<g class="texts">',
-        *_texts(scene.texts),
+        *_texts((*scene.texts, *scene.slot_texts())),
         "</g>",
         f'<g class="logical" data-sizes="{sizes}" text-anchor="middle" font-size="12" fill="{INK}">',
         *_cells(scene),
@@ -231,6 +228,45 @@ def scene_svg(scene: Scene) -> str:
         f'<g class="legend" text-anchor="middle" fill="{INK}">',
         *_legend(scene),
         "</g>",
-        "</svg>",
     ]
+
+
+def _open(w: int, h: int, title: str, extra: str = "") -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="stridelab-map"{extra} width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" role="img" aria-label="{escape(title)}">'
+    )
+
+
+def scene_svg(scene: Scene) -> str:
+    """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document."""
+    return "\n".join([_open(scene.width, scene.height, scene.title), _DEFS, *_body(scene), "</svg>"])
+
+
+def scenes_svg(scenes: list[Scene], names: list[str]) -> str:
+    """Several scenes in one SVG document, one above the other under its name (e.g. a layout),
+    so that their buffer strips line up for comparison."""
+    gap, caption = 10, 22
+    width = max(s.width for s in scenes)
+    height = sum(s.height + caption for s in scenes) + gap * (len(scenes) - 1)
+    title = " | ".join(f"{n}: {s.title}" if n else s.title for s, n in zip(scenes, names))
+    parts = [
+        _open(width, height, title, f' data-panels="{len(scenes)}"'),
+        _DEFS,
+        f'<rect class="background" width="{width}" height="{height}" fill="{BACKGROUND}"/>',
+    ]
+    y = 0
+    for i, (scene, name) in enumerate(zip(scenes, names)):
+        parts.append(
+            f'<text class="panel-name" x="10" y="{y + 16}" font-size="13" font-weight="bold" '
+            f'fill="{INK}">{escape(name)}</text>'
+        )
+        parts.append(
+            f'<svg class="panel" data-panel="{i}" x="0" y="{y + caption}" width="{scene.width}" '
+            f'height="{scene.height}" viewBox="0 0 {scene.width} {scene.height}">'
+        )
+        parts.extend(_body(scene))
+        parts.append("</svg>")
+        y += scene.height + caption + gap
+    parts.append("</svg>")
     return "\n".join(parts)
