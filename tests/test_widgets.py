@@ -140,6 +140,40 @@ def test_script_and_stylesheet_are_package_files():
     assert ".stridelab-widget" in view._css
 
 
+# -- compare ---------------------------------------------------------------------------------------
+
+
+def test_compare_defaults_to_nchw_beside_nhwc():
+    c = sl.compare()
+    assert [p["name"] for p in c.panels] == ["NCHW", "NHWC"]
+    assert [s.strides for s in c.sources] == [(12, 4, 2, 1), (12, 1, 6, 3)]
+    assert c.stacked
+    nchw, nhwc = (cell_table(p) for p in c.panels)
+    assert nchw["0,1,0,0"] == (4, "E") and nhwc["0,1,0,0"] == (1, "E")  # the same element, elsewhere
+    # one link key per logical element in both panels: hovering one lights the other
+    assert c.panels[0]["cells"]["key"] == c.panels[1]["cells"]["key"] == list(range(12))
+
+
+def test_compare_static_svg_holds_both_pictures():
+    c = sl.compare()
+    svg = c.to_svg()
+    assert svg.count('<svg class="panel"') == 2 and svg.count('class="cell"') == 24
+    assert c._repr_mimebundle_()[0]["text/html"] == svg
+    assert repr(c).startswith("Comparison(TensorDesc('FLOAT32', sizes=(1, 3, 2, 2), strides=(12, 4, 2, 1)), ")
+
+
+def test_compare_takes_descriptions_and_permutations():
+    a = sl.TensorDesc("UINT8", (2, 3))
+    c = sl.compare(a, (1, 0), sizes=(2, 3), data_type="UINT8")
+    assert [p["name"] for p in c.panels] == ["HW", "order [1, 0]"]
+    assert c.sources[1].strides == (1, 2)
+
+
+def test_compare_needs_the_same_logical_tensor():
+    with pytest.raises(sl.LayoutError, match=r"a has sizes \[2, 3\] and b has sizes \[3, 2\]"):
+        sl.compare(sl.TensorDesc("FLOAT32", (2, 3)), sl.TensorDesc("FLOAT32", (3, 2)))
+
+
 def test_importing_stridelab_imports_no_widget_library():
     code = "import sys, stridelab; assert not {'ipywidgets', 'anywidget'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)

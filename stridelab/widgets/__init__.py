@@ -7,6 +7,7 @@ notebooks read well where no kernel runs.
 
 from __future__ import annotations
 
+from .compare import Comparison, compare
 from .memory_map_view import MemoryMapView
 
-__all__ = ["MemoryMapView"]
+__all__ = ["Comparison", "MemoryMapView", "compare"]
