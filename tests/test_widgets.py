@@ -174,6 +174,75 @@ def test_compare_needs_the_same_logical_tensor():
         sl.compare(sl.TensorDesc("FLOAT32", (2, 3)), sl.TensorDesc("FLOAT32", (3, 2)))
 
 
+# -- explore ---------------------------------------------------------------------------------------
+
+
+def test_explorer_starts_from_its_arguments():
+    e = sl.explore((1, 1, 3, 5), "NHWC")
+    assert e.desc == sl.TensorDesc("FLOAT32", (1, 1, 3, 5), (15, 1, 5, 1))
+    assert repr(e) == "LayoutExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 3, 5), strides=(15, 1, 5, 1)))"
+    assert e._strides.value == "15, 1, 5, 1" and e._strides.disabled
+    assert "calc_buffer_tensor_size = 60 bytes" in e._status.value
+
+
+def test_moving_a_control_redraws():
+    e = sl.explore((2, 3), "HW")
+    before = e.view.panels
+    e.size_sliders[1].value = 4
+    assert e.desc.sizes == (2, 4) and e.view.panels != before
+    assert len(e.view.panels[0]["cells"]["x"]) == 8
+    e._layout.value = "WH"
+    assert e.desc.strides == (1, 2)
+    e._data_type.value = "FLOAT16"
+    assert e.desc.data_type == "FLOAT16" and e.desc.buffer_size == 16
+
+
+def test_broadcast_and_padding_controls():
+    e = sl.explore((2, 3), "HW")
+    e.broadcast_boxes[0].value = True
+    assert e.desc.strides == (0, 1) and e.desc.is_broadcast
+    e.broadcast_boxes[0].value = False
+    e.padding_sliders[1].value = 2
+    assert e.desc.strides == (5, 1) and e.desc.is_padded  # the strides page's padded example
+
+
+def test_invalid_combinations_show_the_error_inline():
+    e = sl.explore((2, 3), "HW")
+    e.padding_sliders[0].value = 1  # padding after the outermost dimension changes no stride
+    assert e.desc is None and "follows the outermost dimension" in e.error
+    assert "not drawn: padding[" in e._status.value and "stridelab-stale" in e.view._dom_classes
+    assert repr(e).startswith("LayoutExplorer(error=")
+    assert "not drawn" in e._repr_mimebundle_()["text/html"]
+    e.padding_sliders[0].value = 0
+    assert e.desc is not None and "stridelab-stale" not in e.view._dom_classes
+
+
+def test_custom_strides_are_typed_in():
+    e = sl.explore((2, 3), "HW")
+    e._layout.value = "custom strides"
+    assert not e._strides.disabled and all(s.disabled for s in e.padding_sliders)
+    e._strides.value = "1, 2"
+    assert e.desc.strides == (1, 2)
+    e._strides.value = "1, two"
+    assert e.error == "strides '1, two' must be integers separated by commas, e.g. '15, 1, 5, 1'"
+    e._strides.value = "1, -2"
+    assert e.error.startswith("strides[1] = -2")
+
+
+def test_changing_the_number_of_dimensions_rebuilds_the_controls():
+    e = sl.explore((2, 3), "WH")
+    e._rank.value = 4
+    assert e.sizes == (1, 1, 2, 3) and len(e.padding_sliders) == 4
+    assert e._layout.options[:2] == ("NCHW", "NHWC") and e._layout.value == "NCHW"
+    e.configure(sizes=(4, 5), layout="WH")
+    assert e.desc == sl.TensorDesc("FLOAT32", (4, 5), (1, 4))
+
+
+def test_explore_refuses_ranks_it_has_no_letters_for():
+    with pytest.raises(sl.LayoutError, match="explore\\(\\) names layouts for 1 to 5"):
+        sl.explore((1,) * 6)
+
+
 def test_importing_stridelab_imports_no_widget_library():
     code = "import sys, stridelab; assert not {'ipywidgets', 'anywidget'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)

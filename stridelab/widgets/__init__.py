@@ -8,6 +8,7 @@ notebooks read well where no kernel runs.
 from __future__ import annotations
 
 from .compare import Comparison, compare
+from .explorer import LayoutExplorer, explore
 from .memory_map_view import MemoryMapView
 
-__all__ = ["Comparison", "MemoryMapView", "compare"]
+__all__ = ["Comparison", "LayoutExplorer", "MemoryMapView", "compare", "explore"]
