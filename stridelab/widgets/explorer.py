@@ -80,6 +80,7 @@ class LayoutExplorer(w.VBox):
         self._rank.observe(self._rank_changed, "value")
         header = w.HBox([self._rank, self._data_type, self._layout, self._strides])
         super().__init__([header, self._rows, self._status, self.view])
+        self.add_class("stridelab-explorer")
         self._update()
 
     # -- controls ---------------------------------------------------------------------------
