@@ -167,6 +167,23 @@ def test_nchw_and_nhwc_of_1_1_3_5_match_the_page(strides, layout, shown):
     assert "(0, 0, :, :)" in texts(svg)
 
 
+@pytest.mark.parametrize(
+    ("sizes", "strides", "name"),
+    [
+        ((1, 1, 4, 4), (1, 1, 4, 1), "NCHW"),  # from_array of a (1, 1, 4, 4) array: size-1 strides are 1
+        ((1, 3, 2, 2), (12, 1, 6, 3), "NHWC"),
+        ((2, 3, 4), (1, 2, 6), "WHD"),
+        ((1, 3, 2, 2), (24, 8, 4, 1), "NCHW"),  # padded after each channel's H x W plane
+        ((2, 3), (1, 1), None),  # overlapping
+        ((6,), (1,), None),
+    ],
+)
+def test_layout_names(sizes, strides, name):
+    from stridelab.render.summary import layout_name
+
+    assert layout_name(sl.TensorDesc("FLOAT32", sizes, strides)) == name
+
+
 def test_alignment_slots_are_marked_apart_from_padding():
     # 6 UINT8 elements need 6 bytes; DirectML rounds the buffer up to 8
     svg = sl.render_svg(sl.TensorDesc("UINT8", (2, 3)))

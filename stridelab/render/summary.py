@@ -5,6 +5,8 @@
 'NHWC'
 >>> layout_name(TensorDesc("FLOAT32", (2, 3), (5, 1)))    # padded rows are still HW
 'HW'
+>>> layout_name(TensorDesc("FLOAT32", (1, 1, 4, 4), (1, 1, 4, 1)))   # size-1 strides are free
+'NCHW'
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ def _nests(name: str, desc: TensorDesc) -> bool:
 def layout_name(desc: TensorDesc) -> str | None:
     """The name of ``desc``'s memory order ("NCHW", "NHWC", "HW", "WH", "DHW", ...), or None.
 
-    A name whose packed strides (with ``desc``'s broadcast dimensions) are exactly ``desc.strides``
-    wins; otherwise the first name whose order the strides follow with padding. Ranks 1 and 6 to 8
+    In order of preference: the canonical or channels-last name whose packed strides (with
+    ``desc``'s broadcast dimensions) are exactly ``desc.strides``; then any name whose packed
+    strides agree on every dimension of size > 1 (the strides of size-1 dimensions change no
+    offset); then the first name whose order the strides follow with padding. Ranks 1 and 6 to 8
     have no letters, and overlapping strides fit no name.
     """
     rank = desc.dimension_count
@@ -63,8 +67,13 @@ def layout_name(desc: TensorDesc) -> str | None:
         return None
     broadcast = [s == 0 and n > 1 for n, s in zip(desc.sizes, desc.strides)]
     names = layout_names(rank)
+    packed = {name: layout_strides(name, desc.sizes, broadcast) for name in names}
+    common = names[:2] if rank >= 4 else names[:1]
+    for name in common:
+        if packed[name] == desc.strides:
+            return name
     for name in names:
-        if layout_strides(name, desc.sizes, broadcast) == desc.strides:
+        if all(a == b for a, b, n in zip(packed[name], desc.strides, desc.sizes) if n > 1):
             return name
     return next((name for name in names if _nests(name, desc)), None)
 
