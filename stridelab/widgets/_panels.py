@@ -8,6 +8,7 @@ pointer rests on, and reports clicks back through the ``selected`` trait.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from ..render.palette import (
     TEXT_ROLES,
 )
 from ..render.scene import BYTE_DY, OFFSET_DY, Scene
-from ..render.svg import KIND_NAMES, slot_fill
+from ..render.svg import KIND_NAMES, scene_svg, scenes_svg, slot_fill
 
 __all__ = ["MapWidget", "panel_data"]
 
@@ -114,9 +115,29 @@ class MapWidget(anywidget.AnyWidget):
     selected = traitlets.Dict().tag(sync=True)
     stacked = traitlets.Bool(False).tag(sync=True)
 
+    def show(
+        self,
+        scenes: Sequence[Scene],
+        names: Sequence[str] | None = None,
+        keys: Sequence[Any] | None = None,
+        badges: Sequence[list[str] | None] | None = None,
+    ) -> None:
+        """Draw ``scenes`` as the panels (see :func:`panel_data` for ``keys`` and ``badges``),
+        clearing marks and selection."""
+        names = list(names) if names is not None else [""] * len(scenes)
+        keys = list(keys) if keys is not None else [None] * len(scenes)
+        badges = list(badges) if badges is not None else [None] * len(scenes)
+        self._scenes, self._names = list(scenes), names
+        self.selected = {}
+        self.marks = []
+        self.panels = [panel_data(s, name=n, keys=k, badges=b) for s, n, k, b in zip(scenes, names, keys, badges)]
+
     def to_svg(self) -> str:
         """The static picture of what the widget shows (deterministic SVG)."""
-        raise NotImplementedError
+        scenes = getattr(self, "_scenes", [])
+        if len(scenes) == 1 and not self._names[0]:
+            return scene_svg(scenes[0])
+        return scenes_svg(scenes, self._names) if scenes else ""
 
     def _repr_mimebundle_(self, **kwargs: Any):
         """The live view, with the static SVG as the HTML fallback (shown where widgets cannot

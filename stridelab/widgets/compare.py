@@ -10,7 +10,7 @@ from ..errors import LayoutError
 from ..render.scene import build_scene
 from ..render.summary import layout_name
 from ..render.svg import scenes_svg
-from ._panels import MapWidget, panel_data
+from ._panels import MapWidget
 from .memory_map_view import STATIC_MAX_CELLS, as_source, desc_of
 
 __all__ = ["Comparison", "compare"]
@@ -44,8 +44,7 @@ class Comparison(MapWidget):
         self._sources = sources
         self._names = [str(n) for n in names]
         self._options = {"max_cells": max_cells, "columns": columns}
-        scenes = [build_scene(s, **self._options) for s in sources]
-        self.panels = [panel_data(scene, name=name) for scene, name in zip(scenes, self._names)]
+        self.show([build_scene(s, **self._options) for s in sources], self._names)
         self.stacked = True
 
     @property

@@ -12,7 +12,7 @@ from ..memmap import MemoryMap, SlotKind
 from ..render.scene import Scene, build_scene
 from ..render.svg import KIND_NAMES, render_svg
 from ..tensor import StridedTensor
-from ._panels import MapWidget, panel_data
+from ._panels import MapWidget
 
 __all__ = ["MemoryMapView"]
 
@@ -94,9 +94,7 @@ class MemoryMapView(MapWidget):
         source = as_source(value)
         scene = build_scene(source, **self._options)
         self._source, self._scene = source, scene
-        self.selected = {}
-        self.marks = []
-        self.panels = [panel_data(scene, name=self._name)]
+        self.show([scene], [self._name])
 
     @property
     def desc(self) -> TensorDesc:
