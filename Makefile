@@ -26,7 +26,7 @@ lab: $(VENV)/.lab-installed
 	$(BIN)/jupyter lab $(LAB_ARGS) $(NOTEBOOKS)/00-start-here.ipynb
 
 test: $(VENV)/.test-installed
-	$(BIN)/ruff check stridelab tests benchmarks scripts
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_NBVAL) tests $(NOTEBOOKS)
 
 # On a machine with a CUDA GPU and CuPy (no virtual environment needed): the GPU tests only.
@@ -34,8 +34,8 @@ test-gpu:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m pytest -m gpu tests
 
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check stridelab tests benchmarks scripts
-	$(BIN)/ruff format --check stridelab tests benchmarks scripts
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # Re-execute the notebooks and store their outputs (what nbval then compares against).
 notebooks: $(VENV)/.test-installed

@@ -1,0 +1,264 @@
+"""TensorDesc and the helper functions, checked against the numbers printed on the seed pages."""
+
+import json
+
+import pytest
+
+import stridelab as sl
+from stridelab import LayoutError, TensorDesc, calc_buffer_tensor_size, calculate_strides, layout_strides
+
+ELEMENT_SIZES = {
+    "FLOAT32": 4, "UINT32": 4, "INT32": 4,
+    "FLOAT16": 2, "UINT16": 2, "INT16": 2,
+    "UINT8": 1, "INT8": 1,
+    "FLOAT64": 8, "UINT64": 8, "INT64": 8,
+}  # fmt: skip
+
+
+# -- DMLCalcBufferTensorSize ---------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(ELEMENT_SIZES))
+def test_calc_buffer_tensor_size_without_strides_is_element_count_times_size_rounded_to_4(name):
+    # sizes {1,1,2,3}: 6 elements
+    expected = {4: 24, 2: 12, 1: 8, 8: 48}[ELEMENT_SIZES[name]]
+    assert calc_buffer_tensor_size(name, (1, 1, 2, 3)) == expected
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENT_SIZES))
+def test_calc_buffer_tensor_size_with_strides_is_one_past_the_last_index(name):
+    # sizes {1,1,2,3} strides {0,0,5,1}: last index 1*5 + 2*1 = 7, so 8 elements
+    assert calc_buffer_tensor_size(name, (1, 1, 2, 3), (0, 0, 5, 1)) == 8 * ELEMENT_SIZES[name]
+
+
+@pytest.mark.parametrize(
+    ("name", "sizes", "strides", "expected"),
+    [
+        ("UINT8", (5,), None, 8),  # 5 bytes round up to 8
+        ("INT8", (1, 1, 1, 1), None, 4),  # 1 byte rounds up to 4
+        ("FLOAT16", (3,), None, 8),  # 6 bytes round up to 8
+        ("FLOAT16", (1, 1, 2, 3), (0, 0, 4, 1), 16),  # last index 6: 7 elements, 14 bytes round up to 16
+        ("UINT8", (2, 3), (0, 1), 4),  # broadcast: last index 2, 3 bytes -> 4
+        ("UINT16", (2, 3), (5, 1), 16),  # padded rows: last index 7, 16 bytes
+        ("FLOAT32", (1,), (7,), 4),  # a size-1 dimension's stride never moves the last index
+    ],
+)
+def test_calc_buffer_tensor_size_rounds_up_to_4_bytes(name, sizes, strides, expected):
+    assert calc_buffer_tensor_size(name, sizes, strides) == expected
+
+
+def test_calc_buffer_tensor_size_is_exact_beyond_32_bits():
+    assert calc_buffer_tensor_size("UINT8", (5, 1024, 1024, 1024)) == 5 * 2**30  # 5 GiB
+    assert calc_buffer_tensor_size("FLOAT32", (2**40,)) == 2**42  # 2**40 elements
+    # the last index 2**32 + 2**31 - 1 overflows the 32-bit index of the printed listing
+    assert calc_buffer_tensor_size("UINT8", (2, 2**31), (2**32, 1)) == 2**32 + 2**31
+    assert calc_buffer_tensor_size("INT64", (3, 2**33), (2**33, 1)) == 8 * 3 * 2**33
+
+
+@pytest.mark.parametrize(
+    ("sizes", "strides", "message"),
+    [
+        ((1, 0, 3), None, r"sizes\[1\] = 0: every size must be at least 1"),
+        ((2, -1), None, r"sizes\[1\] = -1: every size must be at least 1"),
+        ((), None, "has 0 dimensions; DirectML tensors have 1 to 8"),
+        ((1,) * 9, None, "has 9 dimensions; DirectML tensors have 1 to 8"),
+        ((2, 3), (3, -1), r"strides\[1\] = -1: strides are element counts and must be 0 or more"),
+        ((2, 3), (3,), r"strides \[3\] has 1 entries but sizes \[2, 3\] has 2"),
+    ],
+)
+def test_calc_buffer_tensor_size_refuses_bad_descriptions(sizes, strides, message):
+    with pytest.raises(LayoutError, match=message):
+        calc_buffer_tensor_size("FLOAT32", sizes, strides)
+
+
+def test_sizes_and_strides_must_be_integers():
+    with pytest.raises(TypeError, match=r"sizes\[1\] must be an integer, not float"):
+        TensorDesc("FLOAT32", (2, 3.0))
+    with pytest.raises(TypeError, match=r"strides\[0\] must be an integer, not bool"):
+        TensorDesc("FLOAT32", (2,), (True,))
+    with pytest.raises(TypeError, match="sizes must be a sequence of integers, not str"):
+        TensorDesc("FLOAT32", "23")
+
+
+# -- CalculateStrides and layout strides ---------------------------------------------------------
+def test_calculate_strides_for_the_pages_1x1x3x5_example():
+    assert calculate_strides("NCHW", (1, 1, 3, 5)) == (15, 15, 5, 1)
+    assert calculate_strides("NHWC", (1, 1, 3, 5)) == (15, 1, 5, 1)
+
+
+def test_calculate_strides_with_broadcast_gives_zero_and_counts_the_dimension_as_one():
+    # NCHW sizes {2,3,4,5}: broadcast C and W -> c = w = 1 in the listing
+    assert calculate_strides("NCHW", (2, 3, 4, 5), (False, True, False, True)) == (4, 0, 1, 0)
+    # NHWC sizes {2,3,4,5} broadcast H: h = 1, nStride = h*w*c = 15, hStride 0, wStride = c = 3, cStride = 1
+    assert calculate_strides("NHWC", (2, 3, 4, 5), (False, False, True, False)) == (15, 1, 0, 3)
+    assert calculate_strides("NHWC", (2, 3, 4, 5), (False,) * 4) == (60, 1, 15, 3)
+    assert calculate_strides("NCHW", (2, 3, 4, 5), (True,) * 4) == (0, 0, 0, 0)
+
+
+def test_calculate_strides_knows_only_its_two_layouts_and_four_dimensions():
+    with pytest.raises(LayoutError, match="CalculateStrides knows 'NCHW' and 'NHWC'"):
+        calculate_strides("NDHWC", (1, 1, 1, 3, 5))
+    with pytest.raises(LayoutError, match="CalculateStrides takes 4"):
+        calculate_strides("NCHW", (3, 5))
+
+
+@pytest.mark.parametrize(
+    ("layout", "sizes", "expected"),
+    [
+        ("HW", (2, 3), (3, 1)),  # row-major
+        ("WH", (2, 3), (1, 2)),  # column-major: height-stride 1, width-stride 2
+        ("DHW", (2, 2, 3), (6, 3, 1)),
+        ("WHD", (2, 2, 3), (1, 2, 4)),  # D innermost, then H, then W
+        ("NCHW", (1, 1, 3, 5), (15, 15, 5, 1)),
+        ("NHWC", (1, 1, 3, 5), (15, 1, 5, 1)),
+        ("NCDHW", (2, 3, 4, 5, 6), (360, 120, 30, 6, 1)),
+        ("NDHWC", (2, 3, 4, 5, 6), (360, 1, 90, 18, 3)),
+        ("CHW", (3, 4, 5), (20, 5, 1)),
+        ((0, 2, 3, 1), (1, 1, 3, 5), (15, 1, 5, 1)),  # NHWC as a permutation
+        ((1, 0), (2, 3), (1, 2)),
+        ((7, 6, 5, 4, 3, 2, 1, 0), (2,) * 8, (1, 2, 4, 8, 16, 32, 64, 128)),
+    ],
+)
+def test_layout_strides(layout, sizes, expected):
+    assert layout_strides(layout, sizes) == expected
+
+
+def test_layout_strides_padding_is_the_pages_height_stride_5():
+    assert layout_strides("HW", (2, 3), padding={"W": 2}) == (5, 1)
+    assert layout_strides("HW", (2, 3), padding={1: 2}) == (5, 1)
+    # NHWC with each pixel's 3 channels padded to 4 and each row of 5 pixels padded by 1 pixel (4 slots)
+    assert layout_strides("NHWC", (1, 3, 2, 5), padding={"C": 1, "W": 1}) == (48, 1, 24, 4)
+
+
+def test_layout_strides_broadcast():
+    assert layout_strides("HW", (2, 3), broadcast=(True, False)) == (0, 1)
+    assert layout_strides("NHWC", (2, 3, 4, 5), broadcast=(False, False, True, False)) == (15, 1, 0, 3)
+
+
+@pytest.mark.parametrize(
+    ("layout", "sizes", "kwargs", "message"),
+    [
+        ("HWX", (1, 2, 3), {}, "must name each of the dimension letters"),
+        ("HH", (2, 3), {}, "must name each of the dimension letters"),
+        ("NCHW", (2, 3), {}, "names 4 dimensions but sizes has 2"),
+        ((0, 0), (2, 3), {}, "must be a permutation of the dimension indices 0..1"),
+        ("HW", (2, 3), {"padding": {"C": 1}}, "padding key 'C' is not a dimension of layout 'HW'"),
+        ("HW", (2, 3), {"padding": {"H": 1}}, "follows the outermost dimension, which changes no stride"),
+        ("HW", (2, 3), {"padding": {"W": -1}}, "padding is a count of elements and must be 0 or more"),
+        ("HW", (2, 3), {"broadcast": (True,)}, "broadcast has 1 entries but sizes"),
+    ],
+)
+def test_layout_strides_errors(layout, sizes, kwargs, message):
+    with pytest.raises(LayoutError, match=message):
+        layout_strides(layout, sizes, **kwargs)
+
+
+# -- TensorDesc ----------------------------------------------------------------------------------
+def test_design_examples():
+    d = TensorDesc("FLOAT32", sizes=(1, 1, 3, 5), strides=None)
+    assert (d.data_type, d.sizes, d.strides) == ("FLOAT32", (1, 1, 3, 5), (15, 15, 5, 1))
+    assert (d.element_size, d.dimension_count, d.element_count, d.buffer_size) == (4, 4, 15, 60)
+    assert d.offset_of((0, 0, 2, 1)) == 11
+    assert d == TensorDesc("FLOAT32", (1, 1, 3, 5), (15, 15, 5, 1))  # implicit and explicit packed strides
+
+
+def test_offset_of_the_pages_h_element_is_7():
+    assert TensorDesc("UINT8", (2, 2, 3)).offset_of((1, 0, 1)) == 7
+
+
+def test_offset_of_checks_its_coordinates():
+    d = TensorDesc("UINT8", (2, 3))
+    with pytest.raises(LayoutError, match=r"coords\[1\] = 3 is out of range for sizes\[1\] = 3"):
+        d.offset_of((0, 3))
+    with pytest.raises(LayoutError, match="coords \\[0\\] has 1 entries but the tensor has 2 dimensions"):
+        d.offset_of((0,))
+
+
+def test_total_tensor_size_in_bytes():
+    d = TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=40)
+    assert (d.buffer_size, d.required_size, d.slot_count) == (40, 32, 10)
+    with pytest.raises(LayoutError, match="total_tensor_size_in_bytes = 28 is smaller than the 32 bytes"):
+        TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=28)
+    with pytest.raises(LayoutError, match="total_tensor_size_in_bytes = 34 must be a multiple of 4"):
+        TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=34)
+
+
+def test_descriptions_are_immutable_values():
+    a = TensorDesc("float32", (2, 3))
+    b = TensorDesc("DML_TENSOR_DATA_TYPE_FLOAT32", [2, 3], [3, 1], 24)
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a != TensorDesc("FLOAT32", (2, 3), total_tensor_size_in_bytes=28)
+    assert a != TensorDesc("INT32", (2, 3))
+    with pytest.raises(AttributeError, match="immutable"):
+        a.sizes = (3, 2)
+    assert a.replace(strides=(1, 2)) == TensorDesc("FLOAT32", (2, 3), (1, 2))
+
+
+def test_repr_is_readable_and_round_trips():
+    d = TensorDesc("UINT16", (2, 3), (5, 1), total_tensor_size_in_bytes=20)
+    assert repr(d) == "TensorDesc('UINT16', sizes=(2, 3), strides=(5, 1), total_tensor_size_in_bytes=20)"
+    assert eval(repr(d), {"TensorDesc": TensorDesc}) == d
+
+
+def test_json_uses_dxdispatch_field_names():
+    d = TensorDesc("FLOAT16", (1, 1, 3, 5), sl.calculate_strides("NHWC", (1, 1, 3, 5)))
+    obj = d.to_json()
+    assert obj == {"DataType": "FLOAT16", "Sizes": [1, 1, 3, 5], "Strides": [15, 1, 5, 1]}
+    assert TensorDesc.from_json(json.loads(json.dumps(obj))) == d
+    full = {"DataType": "DML_TENSOR_DATA_TYPE_UINT8", "DimensionCount": 2, "Sizes": [2, 3], "TotalTensorSizeInBytes": 8}
+    assert TensorDesc.from_json(full) == TensorDesc("UINT8", (2, 3), total_tensor_size_in_bytes=8)
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        ({"DataType": "FLOAT32", "Sizes": [2], "DimensionCount": 2}, "DimensionCount = 2 but Sizes"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Flags": 0}, r"fields \['Flags'\] are not known"),
+        ({"Sizes": [2]}, "missing 'DataType'"),
+    ],
+)
+def test_from_json_errors(obj, message):
+    with pytest.raises(LayoutError, match=message):
+        TensorDesc.from_json(obj)
+
+
+# -- classification ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("sizes", "strides", "total", "packed", "padded", "broadcast", "overlapping"),
+    [
+        ((2, 3), (3, 1), None, True, False, False, False),  # row-major
+        ((2, 3), (1, 2), None, True, False, False, False),  # column-major
+        ((2, 3), (0, 1), None, False, False, True, False),  # the page's broadcast example
+        ((2, 3), (5, 1), None, False, True, False, False),  # the page's padding example
+        ((2, 3), (3, 1), 40, True, True, False, False),  # packed strides, explicit extra bytes at the end
+        ((2, 3), (1, 1), None, False, False, False, True),  # rows overlap: (0,1) and (1,0) share offset 1
+        ((3, 2), (2, 3), None, False, True, False, False),  # offsets 0 3 2 5 4 7: slots 1 and 6 unused
+        ((2, 2), (2, 3), None, False, True, False, False),  # offsets 0 3 2 5: distinct, slots 1 and 4 unused
+        ((3, 3), (1, 2), None, False, False, False, True),  # offsets 0 2 4 1 3 5 2 4 6: strides do not nest
+        ((1, 1, 3, 5), (15, 1, 5, 1), None, True, False, False, False),  # packed NHWC
+        ((4, 1), (1, 9), None, True, False, False, False),  # a size-1 dimension's stride is irrelevant
+    ],
+)
+def test_classification(sizes, strides, total, packed, padded, broadcast, overlapping):
+    d = TensorDesc("FLOAT32", sizes, strides, total)
+    assert (d.is_packed, d.is_padded, d.is_broadcast, d.is_overlapping) == (packed, padded, broadcast, overlapping)
+
+
+def test_alignment_slots_are_not_padding():
+    d = TensorDesc("UINT8", (2, 3))  # 6 bytes round up to 8: 2 alignment slots
+    assert d.slot_count == 8 and d.is_packed and not d.is_padded
+
+
+def test_classification_at_sizes_no_enumeration_could_reach():
+    big = TensorDesc("FLOAT32", (2**20, 2**20), (2**20 + 16, 1))  # 2**40 elements, padded rows
+    assert (big.is_packed, big.is_padded, big.is_overlapping) == (False, True, False)
+    nhwc = TensorDesc("UINT8", (64, 512, 1024, 1024), calculate_strides("NHWC", (64, 512, 1024, 1024)))
+    assert nhwc.is_packed and not nhwc.is_padded
+    overlapping = TensorDesc("UINT8", (2**20, 2**20), (1, 1))  # pigeonhole: 2**40 elements, 2**21 - 1 offsets
+    assert overlapping.is_overlapping and not overlapping.is_packed
+
+
+def test_undecidable_classification_is_refused_not_guessed():
+    # strides 1 and 3 over sizes 4 do not nest; 2**25 elements are too many to enumerate, and fewer than
+    # the offsets up to the last one, so the pigeonhole principle does not decide either
+    d = TensorDesc("UINT8", (4, 4, 2**21), (1, 3, 100))
+    with pytest.raises(LayoutError, match="do not nest"):
+        _ = d.is_overlapping
