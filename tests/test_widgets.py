@@ -246,3 +246,128 @@ def test_explore_refuses_ranks_it_has_no_letters_for():
 def test_importing_stridelab_imports_no_widget_library():
     code = "import sys, stridelab; assert not {'ipywidgets', 'anywidget'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- operator explorers (the real operators) -------------------------------------------------------
+
+PAGE_INPUT = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)  # dml-slice1.md's input
+CUMSUM_INPUT = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np.float32)  # dml-cumulative-summation.md
+
+
+def badges(panel: dict) -> dict[str, str]:
+    return {c: b for c, b in zip(panel["cells"]["coords"], panel["cells"]["badge"]) if b}
+
+
+def test_slice_explorer_positive_strides_match_the_page():
+    e = sl.SliceExplorer(
+        PAGE_INPUT, window_offsets=(0, 0, 0, 1), window_sizes=(1, 1, 4, 3), window_strides=(1, 1, 2, 2)
+    )
+    assert e.output.to_array().tolist() == [[[[2.0, 4.0], [10.0, 12.0]]]]
+    # copied elements numbered in copy order: Input[0,0,0,1], [0,0,0,3], [0,0,2,1], [0,0,2,3]
+    assert badges(e.view.panels[0]) == {"0,0,0,1": "0", "0,0,0,3": "1", "0,0,2,1": "2", "0,0,2,3": "3"}
+    assert "MaxCopiedElements [1, 1, 2, 2]" in e._status.value and "4 of 16 elements copied" in e._status.value
+    assert e.view.panels[1]["cells"]["key"] == [0, 1, 2, 3]
+    window, outside = e.view.marks[0]["cells"]["window"], e.view.marks[0]["cells"]["outside"]
+    assert len(window) == 12 and outside == [0, 4, 8, 12]  # column 0 lies outside the window
+
+
+def test_slice_explorer_negative_strides_match_the_page():
+    e = sl.SliceExplorer(
+        PAGE_INPUT, window_offsets=(0, 0, 0, 1), window_sizes=(1, 1, 4, 3), window_strides=(1, 1, -2, 2)
+    )
+    assert e.output.to_array().tolist() == [[[[14.0, 16.0], [6.0, 8.0]]]]
+    assert badges(e.view.panels[0]) == {"0,0,3,1": "0", "0,0,3,3": "1", "0,0,1,1": "2", "0,0,1,3": "3"}
+    assert repr(e) == (
+        "SliceExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 4, 4), strides=(1, 1, 4, 1)), "
+        "window_offsets=(0, 0, 0, 1), window_sizes=(1, 1, 4, 3), window_strides=(1, 1, -2, 2))"
+    )
+
+
+def test_slice_explorer_reruns_when_a_slider_moves():
+    e = sl.SliceExplorer(PAGE_INPUT)
+    assert e.output.desc.sizes == (1, 1, 4, 4)
+    e.stride_sliders[3].value = 3
+    assert e.output.to_array()[0, 0, 0].tolist() == [1.0, 4.0]
+    assert "window_strides=[1, 1, 1, 3]" in e._code.value
+
+
+def test_slice_explorer_explains_invalid_windows_inline():
+    e = sl.SliceExplorer(PAGE_INPUT)
+    e.stride_sliders[2].value = 0
+    assert e.output is None and "window_strides" in e.error
+    assert "stridelab-error" in e._status.value and [p["name"] for p in e.view.panels] == ["input"]
+    assert "stridelab-error" in e._repr_mimebundle_()["text/html"]
+    e.stride_sliders[2].value = 1
+    e.offset_sliders[3].value = 2  # a window of 4 from offset 2 runs past the input's 4 columns
+    assert e.output is None and "window_offsets" in e.error
+
+
+def test_slice_explorer_reads_a_padded_strided_tensor():
+    desc = sl.TensorDesc("INT16", (2, 3), (5, 1))
+    t = sl.StridedTensor(desc, np.arange(10, dtype=np.int16))
+    e = sl.SliceExplorer(t, window_offsets=(0, 1), window_sizes=(2, 2), window_strides=(1, 1))
+    assert e.output.to_array().tolist() == [[1, 2], [6, 7]]
+    assert e.view.marks[0]["slots"]["read"] == [1, 2, 6, 7]  # every slot is drawn: positions are offsets
+
+
+def test_slice_explorer_refuses_windows_of_the_wrong_rank():
+    with pytest.raises(sl.LayoutError, match="window_offsets \\[0\\] has 1 entries but the input has 4 dimensions"):
+        sl.SliceExplorer(PAGE_INPUT, window_offsets=(0,))
+
+
+@pytest.mark.parametrize(
+    ("axis", "direction", "exclusive", "expected"),
+    [
+        (3, "increasing", False, [[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]),  # example 1
+        (3, "increasing", True, [[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]),  # example 2
+        (3, "decreasing", False, [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]),  # example 3
+        (2, "increasing", False, [[2, 1, 3, 5], [5, 9, 10, 8], [14, 15, 12, 12]]),  # example 4
+    ],
+)
+def test_cumsum_explorer_runs_the_operator_as_on_the_page(axis, direction, exclusive, expected):
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=axis, direction=direction, exclusive=exclusive)
+    assert e.output.to_array()[0, 0].tolist() == expected
+
+
+def test_cumsum_explorer_walks_the_tally_step_by_step():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=3)
+    assert e.step.max == 3 and e.play.max == 3
+    assert e.tally == "step 1 of 4 along axis 3 (W), increasing: output[0, 0, 0, 0] = 2 = 2"
+    e.step.value = 3
+    assert e.tally == "step 4 of 4 along axis 3 (W), increasing: output[0, 0, 0, 3] = 2 + 1 + 3 + 5 = 11"
+    read, written = e.view.marks
+    coords = e.view.panels[0]["cells"]["coords"]
+    assert [coords[i] for i in read["cells"]["read"]] == ["0,0,0,3", "0,0,1,3", "0,0,2,3"]
+    assert written["cells"]["written"] == read["cells"]["read"] and written["cells"]["pending"] == []
+    e.direction.value = "decreasing"
+    e.step.value = 1
+    assert e.tally == "step 2 of 4 along axis 3 (W), decreasing: output[0, 0, 0, 2] = 5 + 3 = 8"
+    assert len(e.view.marks[1]["cells"]["pending"]) == 6  # columns 0 and 1 are not written yet
+
+
+def test_cumsum_explorer_links_the_same_coordinates():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=2, exclusive=True)
+    assert e.view.panels[0]["cells"]["key"] == e.view.panels[1]["cells"]["key"] == list(range(12))
+    assert repr(e) == (
+        "CumulativeSummationExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 3, 4), strides=(1, 1, 4, 1)), "
+        "axis=2, direction='increasing', exclusive=True)"
+    )
+    assert e.tally == "step 1 of 3 along axis 2 (H), increasing, exclusive: output[0, 0, 0, 0] = 0 (nothing summed yet)"
+
+
+def test_cumsum_explorer_shows_refused_data_types_inline():
+    e = sl.CumulativeSummationExplorer(np.arange(6, dtype=np.int8).reshape(2, 3), axis=1)
+    assert e.output is None and "INT8" in e.error
+    assert [p["name"] for p in e.view.panels] == ["input"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"axis": 4}, r"axis = 4 must be a dimension index of the input, 0 <= axis < 4"),
+        ({"direction": "up"}, "direction = 'up'"),
+    ],
+)
+def test_cumsum_explorer_refuses_bad_parameters(kwargs, match):
+    with pytest.raises(sl.LayoutError, match=match):
+        sl.CumulativeSummationExplorer(CUMSUM_INPUT, **kwargs)

@@ -8,7 +8,17 @@ notebooks read well where no kernel runs.
 from __future__ import annotations
 
 from .compare import Comparison, compare
+from .cumsum_explorer import CumulativeSummationExplorer
 from .explorer import LayoutExplorer, explore
 from .memory_map_view import MemoryMapView
+from .slice_explorer import SliceExplorer
 
-__all__ = ["Comparison", "LayoutExplorer", "MemoryMapView", "compare", "explore"]
+__all__ = [
+    "Comparison",
+    "CumulativeSummationExplorer",
+    "LayoutExplorer",
+    "MemoryMapView",
+    "SliceExplorer",
+    "compare",
+    "explore",
+]
