@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import ipywidgets as w
@@ -78,10 +79,16 @@ class CumulativeSummationExplorer(OperatorExplorer):
         self.play = w.Play(value=0, min=0, max=0, interval=800, description="play")
         w.jslink((self.play, "value"), (self.step, "value"))
         self.tally = ""
+        self._tally_line = w.HTML()
+        self._tally_line.add_class("stridelab-tally")
         for control in (self.axis, self.direction, self.exclusive):
             control.observe(self._update, "value")
         self.step.observe(self._mark_step, "value")
-        controls = [w.HBox([self.axis, self.direction, self.exclusive]), w.HBox([self.play, self.step])]
+        controls = [
+            w.HBox([self.axis, self.direction, self.exclusive]),
+            w.HBox([self.play, self.step]),
+            self._tally_line,
+        ]
         self._start(x, controls, max_cells)
 
     def _call(self) -> str:
@@ -95,6 +102,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         from .. import cumulative_summation
 
         axis = self.axis.value
+        self.tally = self._tally_line.value = ""
         output = as_tensor(
             cumulative_summation(self.x, axis, direction=self.direction.value, exclusive=self.exclusive.value)
         )
@@ -115,6 +123,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
     def _mark_step(self, change: dict | None = None) -> None:
         """Outline the element read and the slot written at this step; dim what is still to come."""
         if self.output is None:
+            self.tally = self._tally_line.value = ""
             return
         axis, step = self.axis.value, self.step.value
         position = self._position(step)
@@ -130,6 +139,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
             marks.append({"cells": cells, "slots": {role: np.unique(scene.cell_slot[now]).tolist()}})
         self.view.marks = marks
         self.tally = self._tally(axis, step, order)
+        self._tally_line.value = f"<b>{escape(self.tally)}</b>"
 
     def _tally(self, axis: int, step: int, order: list[int]) -> str:
         """The first line's sum at this step, in words, with the value the operator wrote."""

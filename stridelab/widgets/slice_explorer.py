@@ -40,10 +40,21 @@ def _int_list(field: str, values: Any, rank: int) -> list[int]:
     return values
 
 
+class _Fixed:
+    """The window parameter of a size-1 dimension: a value, no control."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
 class SliceExplorer(OperatorExplorer):
     """Run :func:`stridelab.slice1` on ``x`` under controls for the window, and show the result.
 
-    Per dimension, sliders set the window offset, size and (signed) stride. The input map
+    Per dimension, sliders set the window offset, size and (signed) stride (size-1 dimensions,
+    which have one window, get none: ``offset_sliders[i]`` and its kin then hold just a
+    ``value``). The input map
     outlines the window, dims what lies outside it and numbers the copied elements in copy order
     (the output's row-major order); the output map is beside it, and pointing at an output cell
     lights the input element and slot it came from. The status line gives ``MaxCopiedElements``;
@@ -83,8 +94,15 @@ class SliceExplorer(OperatorExplorer):
         extents = _int_list("window_sizes", window_sizes if window_sizes is not None else sizes, rank)
         steps = _int_list("window_strides", window_strides if window_strides is not None else [1] * rank, rank)
         self.offset_sliders, self.size_sliders, self.stride_sliders = [], [], []
-        rows = []
+        rows, fixed = [], []
         for i, n in enumerate(sizes):
+            if n == 1 and offsets[i] == 0 and extents[i] == 1 and steps[i] != 0:
+                # a size-1 dimension has one valid window: no sliders (fewer widgets to store)
+                self.offset_sliders.append(_Fixed(0))
+                self.size_sliders.append(_Fixed(1))
+                self.stride_sliders.append(_Fixed(steps[i]))
+                fixed.append(i)
+                continue
             offset = w.IntSlider(value=offsets[i], min=0, max=max(n - 1, offsets[i]), description="offset")
             size = w.IntSlider(value=extents[i], min=1, max=max(n, extents[i]), description="size")
             stride = w.IntSlider(value=steps[i], min=min(-n, steps[i]), max=max(n, steps[i]), description="stride")
@@ -95,6 +113,9 @@ class SliceExplorer(OperatorExplorer):
             self.size_sliders.append(size)
             self.stride_sliders.append(stride)
             rows.append(w.HBox([w.Label(f"dim {i} (size {n})", layout=w.Layout(width="100px")), offset, size, stride]))
+        if fixed:
+            names = ", ".join(map(str, fixed))
+            rows.insert(0, w.Label(f"dim {names} (size 1): window offset 0, size 1"))
         self._start(x, rows, max_cells)
 
     @property

@@ -66,7 +66,7 @@ function drawPanel(p, pi) {
     g.appendChild(box(c.x[i], c.y[i], W, H, s.fill[k], st.stroke));
     label(g, c.x[i], c.y[i], W, s.label[k]);
     if (c.badge && c.badge[i]) {
-      g.appendChild(node("text", { class: "badge", x: c.x[i] + 2, y: c.y[i] + 8, "font-size": 8, "text-anchor": "start" }, c.badge[i]));
+      g.appendChild(node("text", { class: "badge", x: c.x[i] + 2, y: c.y[i] + 9, "font-size": 9, "font-weight": "bold", "text-anchor": "start" }, c.badge[i]));
     }
     g.appendChild(node("title", {}, `(${c.coords[i].split(",").join(", ")}): element ${s.offset[k]}, byte ${s.offset[k] * p.element_size}`));
     logical.appendChild(g);
