@@ -9,6 +9,7 @@ Skips where Playwright or the system Chromium is missing; always stops the kerne
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -125,10 +126,10 @@ def page(lab):
             page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=20_000)
             yield page
         finally:
-            try:  # kernels outlive the tab: stop this one (the server stops the rest)
+            # kernels outlive the tab: stop this one (stopping the server stops any other)
+            with contextlib.suppress(Exception):
                 page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-            finally:
-                browser.close()
+            browser.close()
 
 
 def test_map_is_drawn_linked_and_redrawn(page):
