@@ -3,6 +3,11 @@ about ``x`` and ``out`` (this operator has no parameters but those two)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -209,3 +214,16 @@ def test_x_and_out_on_two_devices(no_work, operator):
     refused(
         lambda: run(x_tensor(cupy), tensor(np)), "x lives in cupy (GPU) but out lives in numpy (CPU)", error=TypeError
     )
+
+
+def test_the_numpy_path_never_imports_cupy():
+    script = (
+        "import sys, numpy as np, stridelab as sl\n"
+        "x = np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)\n"
+        "sl.cumulative_summation(x, 3); sl.slice1(x, (0, 0, 0, 0), (1, 1, 3, 4), (1, 1, 1, -1))\n"
+        "sl.element_wise_identity(x, sl.StridedTensor.empty(sl.TensorDesc('FLOAT32', (1, 1, 3, 4))))\n"
+        "assert 'cupy' not in sys.modules, 'cupy was imported'\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=root)
