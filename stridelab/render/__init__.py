@@ -1,0 +1,21 @@
+"""Drawings of memory maps: deterministic SVG (also the objects' ``_repr_html_``) and matplotlib.
+
+Both draw the same :class:`~stridelab.render.scene.Scene`. matplotlib is imported only when
+:func:`draw_memory_map` is first used, so rendering SVG (and importing stridelab) never needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .svg import render_svg
+
+__all__ = ["draw_memory_map", "render_svg"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "draw_memory_map":
+        from .mpl import draw_memory_map
+
+        return draw_memory_map
+    raise AttributeError(f"module 'stridelab.render' has no attribute {name!r}")

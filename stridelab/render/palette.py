@@ -1,0 +1,80 @@
+"""Colours, fonts and sizes shared by every stridelab drawing (SVG, matplotlib, the widgets).
+
+The fills are Paul Tol's *light* scheme, designed for cells that carry a text label and
+distinguishable with the common forms of colour blindness. Colour only ever repeats what a label
+already says: every cell and slot is labelled, padding is hatched and marked ``x``, alignment is
+dashed and marked ``.``, shared slots carry a ``×n`` badge. Every drawing paints its own light
+background, so it reads the same in JupyterLab's light and dark themes.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ALIGNMENT_FILL",
+    "BACKGROUND",
+    "CELL_H",
+    "CELL_W",
+    "FILLS",
+    "FONT_FAMILY",
+    "INK",
+    "MUTED",
+    "PADDING_FILL",
+    "PADDING_HATCH",
+    "STROKE",
+    "TEXT_ROLES",
+    "TextRole",
+    "label_font_size",
+]
+
+#: Paul Tol's light qualitative scheme: light blue, orange, light yellow, pink, light cyan, mint,
+#: pear, olive. Black text is readable on all of them.
+FILLS: tuple[str, ...] = ("#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00")
+BACKGROUND = "#FFFFFF"
+INK = "#1A1A1A"
+MUTED = "#555555"
+STROKE = "#333333"
+PADDING_FILL = "#DDDDDD"
+PADDING_HATCH = "#777777"
+ALIGNMENT_FILL = "#F5F5F5"
+FONT_FAMILY = "DejaVu Sans, Verdana, Arial, sans-serif"
+
+#: One logical cell or physical slot, in pixels (SVG user units; points in matplotlib).
+CELL_W = 32
+CELL_H = 24
+
+
+class TextRole:
+    """How a piece of text in a drawing is set: size in pixels, weight, anchor, colour."""
+
+    __slots__ = ("anchor", "colour", "size", "weight")
+
+    def __init__(self, size: int, weight: str = "normal", anchor: str = "start", colour: str = INK) -> None:
+        self.size = size
+        self.weight = weight
+        self.anchor = anchor
+        self.colour = colour
+
+    def as_dict(self) -> dict[str, object]:
+        return {"size": self.size, "weight": self.weight, "anchor": self.anchor, "colour": self.colour}
+
+
+#: Text roles of a drawing, by name (the name is also the SVG class of the text).
+TEXT_ROLES: dict[str, TextRole] = {
+    "summary": TextRole(12, "bold"),
+    "detail": TextRole(12),
+    "note": TextRole(11, colour="#8A3B00"),
+    "caption": TextRole(12, "bold"),
+    "axes": TextRole(10, colour=MUTED),
+    "tile-caption": TextRole(11, colour=MUTED),
+    "index": TextRole(9, anchor="middle", colour=MUTED),
+    "index-row": TextRole(9, anchor="end", colour=MUTED),
+    "offset": TextRole(9, anchor="middle", colour=MUTED),
+    "byte": TextRole(8, anchor="middle", colour=MUTED),
+    "legend": TextRole(11),
+}
+
+
+def label_font_size(label: str) -> int:
+    """Font size (pixels) that fits ``label`` inside one cell."""
+    n = len(label)
+    return 12 if n <= 3 else 10 if n == 4 else 8

@@ -1,0 +1,378 @@
+"""The picture of a memory map, computed once and drawn by SVG, matplotlib and the widgets alike.
+
+:func:`build_scene` turns a description (or a map, or a strided tensor) into a :class:`Scene`:
+pixel positions of every logical cell and physical slot, their labels and colours, and every
+piece of text. The drawing back ends only paint what the scene says, so the static SVG, the
+matplotlib figure and the interactive widget show the same picture.
+
+Large descriptions are windowed: at most ``max_cells`` logical cells (a window over the leading
+corner, or at ``start``) and at most ``max_cells`` slots (those the drawn cells use, with short
+runs of padding between them) are drawn, and the scene's notes say so.
+
+>>> from stridelab import TensorDesc
+>>> s = build_scene(TensorDesc("FLOAT32", (2, 3), (5, 1)))
+>>> s.slot_labels
+('A', 'B', 'C', 'x', 'x', 'D', 'E', 'F')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..desc import TensorDesc
+from ..errors import LayoutError
+from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind, element_label
+from ..tensor import StridedTensor
+from .palette import CELL_H, CELL_W, TEXT_ROLES
+from .summary import DIMENSION_LETTERS, summary_lines
+from .window import Window, format_value, shown_slots, strip_items, window
+
+__all__ = ["BYTE_DY", "DEFAULT_MAX_CELLS", "OFFSET_DY", "Scene", "Text", "build_scene", "resolve"]
+
+#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
+DEFAULT_MAX_CELLS = 256
+
+_MARGIN = 10
+_LINE = 16
+_PANEL_GAP = 36
+_TILE_GAP = 14
+_ROW_HEADER = 26
+_COL_HEADER = 12
+_TILE_CAPTION = 16
+_STRIP_ROW = 10 + CELL_H + 10 + 8  # element offset above, slot, byte offset below, gap
+_GAP_W = CELL_W // 2
+#: Baselines of a slot's element offset (above it) and byte offset (below it), from its top.
+OFFSET_DY = -3
+BYTE_DY = CELL_H + 9
+
+
+@dataclass(frozen=True)
+class Text:
+    """A piece of text at (``x``, ``y``) (the baseline), set in :data:`TEXT_ROLES` ``role``."""
+
+    x: int
+    y: int
+    text: str
+    role: str
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    """Everything one memory-map drawing shows, in pixels (origin top left, y down).
+
+    Cells are the drawn logical elements, slots the drawn physical buffer slots; arrays of the
+    same length describe them column by column. ``cell_slot`` indexes the slot arrays, so a cell
+    and its slot share ``slot_labels`` and ``slot_colours`` (-1: no fill colour).
+    """
+
+    desc: TensorDesc
+    width: int
+    height: int
+    title: str
+    texts: tuple[Text, ...]
+    cell_x: np.ndarray
+    cell_y: np.ndarray
+    cell_coords: np.ndarray  # (cells, rank)
+    cell_index: np.ndarray  # flat (row-major) logical index
+    cell_slot: np.ndarray
+    slot_x: np.ndarray
+    slot_y: np.ndarray
+    slot_offsets: np.ndarray
+    slot_kinds: np.ndarray
+    slot_counts: np.ndarray
+    slot_colours: np.ndarray
+    slot_labels: tuple[str, ...]
+    gaps: tuple[tuple[int, int, int], ...]  # (x, y, slots skipped)
+    legend: tuple[tuple[int, int, str], ...]  # (x, y, "padding" | "alignment" | "shared" | "gap")
+    notes: tuple[str, ...]
+
+    @property
+    def cell_count(self) -> int:
+        return int(self.cell_x.size)
+
+    @property
+    def slot_count(self) -> int:
+        return int(self.slot_x.size)
+
+    def cell_labels(self) -> list[str]:
+        return [self.slot_labels[i] for i in self.cell_slot.tolist()]
+
+    def slot_texts(self) -> list[Text]:
+        """Each drawn slot's element offset above it and byte offset below it."""
+        size = self.desc.element_size
+        out = []
+        for x, y, offset in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
+            out.append(Text(x + CELL_W // 2, y + OFFSET_DY, str(offset), "offset"))
+            out.append(Text(x + CELL_W // 2, y + BYTE_DY, str(offset * size), "byte"))
+        return out
+
+
+def resolve(obj: Any) -> tuple[TensorDesc, MemoryMap | None, str | None]:
+    """The description of ``obj``, its memory map (bound to values for a strided tensor), and
+    why there is no map where the description is too large for one."""
+    if isinstance(obj, MemoryMap):
+        return obj.desc, obj, None
+    if isinstance(obj, StridedTensor):
+        desc = obj.desc
+    elif isinstance(obj, TensorDesc):
+        desc = obj
+    else:
+        raise TypeError(f"expected a TensorDesc, MemoryMap or StridedTensor, not {type(obj).__name__}")
+    for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
+        if count > DEFAULT_LIMIT:
+            return desc, None, f"{count} {what} are more than the {DEFAULT_LIMIT} a memory map is built for"
+    return desc, (obj.memory_map() if isinstance(obj, StridedTensor) else desc.memory_map()), None
+
+
+def build_scene(
+    obj: Any,
+    *,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    columns: int = 16,
+    start: tuple[int, ...] | None = None,
+    colour_by: int | None = None,
+) -> Scene:
+    """Lay out the memory-map drawing of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``.
+
+    Parameters
+    ----------
+    max_cells : int
+        The most logical cells, and the most physical slots, drawn; larger maps are windowed.
+    columns : int
+        Slots per row of the buffer strip (and cells per row of a 1-D logical view).
+    start : tuple of int, optional
+        Logical coordinates of the window's first corner (default: all zeros). For 5 to 8
+        dimensions the leading ``rank - 4`` indices are fixed at these values.
+    colour_by : int, optional
+        The dimension whose index picks a slot's fill colour (default: the outermost drawn
+        dimension of size > 1 other than the innermost).
+    """
+    for name, value in (("max_cells", max_cells), ("columns", columns)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+        if value < 1:
+            raise LayoutError(f"{name} = {value}: it must be at least 1")
+    desc, memory_map, too_large = resolve(obj)
+    lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
+    texts = [Text(_MARGIN, _MARGIN + 12, lines[0], "summary"), Text(_MARGIN, _MARGIN + 12 + _LINE, lines[1], "detail")]
+    if memory_map is None:
+        texts.append(Text(_MARGIN, _MARGIN + 12 + 2 * _LINE, f"not drawn: {too_large}", "note"))
+        return _finish(desc, texts, _empty_parts(), (), (), (f"not drawn: {too_large}",))
+    win = window(desc.sizes, max_cells, start)
+    colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
+    notes = win.notes(desc.sizes)
+    offsets = win.offsets(memory_map)
+    slots, slot_note = shown_slots(memory_map, offsets, max_cells)
+    if slot_note:
+        notes.append(slot_note)
+    y = _MARGIN + 12 + 2 * _LINE
+    for note in notes:
+        texts.append(Text(_MARGIN, y, note, "note"))
+        y += _LINE
+    top = y + 2
+    first_logical_text = len(texts)
+    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns)
+    captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
+    logical_right = max([logical_right, *(_text_right(t) for t in captions)])
+    strip, gaps, strip_bottom = _strip(memory_map, slots, texts, logical_right + _PANEL_GAP, top, columns)
+    labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
+    cell_slot = np.searchsorted(slots, offsets)
+    parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
+    parts["slot_kinds"] = memory_map.slot_kinds[slots]
+    parts["slot_counts"] = memory_map.slot_counts[slots]
+    legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
+    return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
+
+
+def _empty_parts() -> dict[str, np.ndarray]:
+    empty = np.zeros(0, dtype=np.int64)
+    names = ("cell_x", "cell_y", "cell_index", "cell_slot", "slot_x", "slot_y", "slot_offsets", "slot_colours")
+    parts = {name: empty for name in names}
+    parts.update(cell_coords=np.zeros((0, 1), dtype=np.int64), slot_kinds=empty.astype(np.int8), slot_counts=empty)
+    return parts
+
+
+def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
+    """The scene, sized to hold every cell, slot and text."""
+    right = max(_text_right(t) for t in texts if t.role not in ("index", "index-row"))
+    bottom = max(t.y for t in texts) + 8
+    for xs, ys, below in ((parts["cell_x"], parts["cell_y"], 8), (parts["slot_x"], parts["slot_y"], 14)):
+        if xs.size:
+            right = max(right, int(xs.max()) + CELL_W)
+            bottom = max(bottom, int(ys.max()) + CELL_H + below)
+    for _x, y, _name in legend:
+        bottom = max(bottom, y + 16)
+    title = " · ".join(t.text for t in texts if t.role in ("summary", "detail"))
+    return Scene(
+        desc=desc,
+        width=right + _MARGIN,
+        height=bottom + _MARGIN,
+        title=title,
+        texts=tuple(texts),
+        slot_labels=labels,
+        gaps=gaps,
+        legend=tuple(legend),
+        notes=notes,
+        **parts,
+    )
+
+
+def _text_right(t: Text) -> int:
+    """A generous estimate of where a text ends (no font metrics: deterministic everywhere)."""
+    role = TEXT_ROLES[t.role]
+    width = int(len(t.text) * role.size * 0.62) + 2
+    return t.x if role.anchor == "end" else t.x + width // 2 if role.anchor == "middle" else t.x + width
+
+
+def _check_dim(dim: int, rank: int) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not -rank <= dim < rank:
+        raise LayoutError(f"colour_by = {dim!r}: it must be a dimension index in 0..{rank - 1}")
+    return int(dim) % rank
+
+
+def _colour_dim(sizes: tuple[int, ...]) -> int:
+    """The outermost drawn dimension of size > 1 other than the innermost (for 5 to 8 dimensions
+    the leading ones are fixed, so not drawn); the innermost where there is none."""
+    first = max(0, len(sizes) - 4)
+    return next((i for i in range(first, len(sizes) - 1) if sizes[i] > 1), len(sizes) - 1)
+
+
+def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -> tuple[list[str], np.ndarray]:
+    """Labels and fill colours of the drawn ``slots``: as :meth:`MemoryMap.slot_labels` would
+    label them, but computed for the drawn slots only, so that a million-slot map stays fast."""
+    kinds = m.slot_kinds[slots]
+    occupied, first = np.unique(m.offsets.ravel(), return_index=True)
+    position = np.minimum(np.searchsorted(occupied, slots), occupied.size - 1)
+    has_element = (kinds == SlotKind.ELEMENT) | (kinds == SlotKind.SHARED)
+    inner = int(np.prod(m.desc.sizes[colour_dim + 1 :], dtype=np.int64))
+    coordinate = (first[position] // inner) % m.desc.sizes[colour_dim]
+    colours = np.where(has_element, coordinate, -1).astype(np.int64)
+    labels = ["x" if k == SlotKind.PADDING else "." for k in kinds.tolist()]
+    if m.values is not None:
+        values = m.values[slots[has_element]].tolist()
+        names = [format_value(v) for v in values]
+    else:
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        names = [element_label(r) for r in rank[position[has_element]].tolist()]
+    for i, name in zip(np.flatnonzero(has_element).tolist(), names):
+        labels[i] = name
+    return labels, colours
+
+
+def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int):
+    """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
+    rank = desc.dimension_count
+    texts.append(Text(x0, y0 + 12, "logical view", "caption"))
+    texts.append(Text(x0, y0 + 26, _axes(desc, columns), "axes"))
+    top = y0 + 34
+    coords = win.coords()
+    if rank == 1:
+        flat = coords[:, 0] - win.starts[0]
+        rows, cols = -(-win.counts[0] // columns), min(columns, win.counts[0])
+        grid_r, grid_c = flat // columns, flat % columns
+        tile_r = tile_c = np.zeros_like(flat)
+        row_names = [str(win.starts[0] + r * columns) for r in range(rows)]
+        col_names = [f"+{c}" for c in range(cols)]
+    else:
+        rows, cols = win.counts[-2], win.counts[-1]
+        grid_r, grid_c = coords[:, -2] - win.starts[-2], coords[:, -1] - win.starts[-1]
+        tile_r = tile_c = np.zeros_like(grid_r)
+        if rank == 3:
+            tile_r = coords[:, 0] - win.starts[0]
+        elif rank >= 4:
+            tile_r, tile_c = coords[:, -4] - win.starts[-4], coords[:, -3] - win.starts[-3]
+        row_names = [str(win.starts[-2] + r) for r in range(rows)]
+        col_names = [str(win.starts[-1] + c) for c in range(cols)]
+    caption_h = _TILE_CAPTION if rank >= 3 else 0
+    tile_w = _ROW_HEADER + cols * CELL_W + _TILE_GAP
+    tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
+    tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
+    tiles_c = win.counts[-3] if rank >= 4 else 1
+    for tr in range(tiles_r):
+        for tc in range(tiles_c):
+            tx, ty = x0 + tc * tile_w, top + tr * tile_h
+            if rank >= 3:
+                texts.append(Text(tx + _ROW_HEADER, ty + 11, _tile_caption(win, tr, tc), "tile-caption"))
+            gx, gy = tx + _ROW_HEADER, ty + caption_h + _COL_HEADER
+            texts.extend(Text(gx + c * CELL_W + CELL_W // 2, gy - 3, name, "index") for c, name in enumerate(col_names))
+            texts.extend(Text(gx - 4, gy + r * CELL_H + 16, name, "index-row") for r, name in enumerate(row_names))
+    cells = {
+        "cell_x": (x0 + tile_c * tile_w + _ROW_HEADER + grid_c * CELL_W).astype(np.int64),
+        "cell_y": (top + tile_r * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H).astype(np.int64),
+        "cell_coords": coords,
+        "cell_index": np.ravel_multi_index(tuple(coords.T), desc.sizes).astype(np.int64),
+    }
+    return cells, x0 + tiles_c * tile_w - _TILE_GAP, top + tiles_r * tile_h - _TILE_GAP
+
+
+def _axes(desc: TensorDesc, columns: int) -> str:
+    """Which dimension runs along the rows, the columns and the tiles of the logical view."""
+    rank = desc.dimension_count
+    if rank == 1:
+        return f"index, {columns} to a row"
+    letters = DIMENSION_LETTERS.get(rank)
+    name = (lambda i: letters[i]) if letters else (lambda i: f"dim {i}")
+    axes = f"rows {name(rank - 2)}, columns {name(rank - 1)}"
+    if rank >= 4:
+        axes += f"; tiles {name(rank - 4)} down, {name(rank - 3)} across"
+    elif rank == 3:
+        axes += f"; tiles {name(0)} down"
+    return axes
+
+
+def _tile_caption(win: Window, tr: int, tc: int) -> str:
+    rank = len(win.starts)
+    lead = list(win.starts[: max(0, rank - 4)])
+    if rank >= 4:
+        lead += [win.starts[-4] + tr, win.starts[-3] + tc]
+    else:
+        lead += [win.starts[0] + tr]
+    return "(" + ", ".join(str(i) for i in lead) + ", :, :)"
+
+
+def _strip(m: MemoryMap, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int):
+    """Slot positions of the buffer strip, wrapped into rows of ``columns`` slots, with markers
+    where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`)."""
+    size = m.desc.element_size
+    texts.append(Text(x0, y0 + 12, "physical buffer", "caption"))
+    texts.append(Text(x0, y0 + 26, f"slots in offset order, {size} byte{'s' if size > 1 else ''} each", "axes"))
+    top = y0 + 34 + _COL_HEADER
+    xs, ys, gaps = strip_items(slots, m.slot_count, x0, top, columns * CELL_W, CELL_W, _GAP_W, _STRIP_ROW)
+    bottom = (int(ys.max()) if ys.size else top) + CELL_H + 10
+    return {"slot_x": xs, "slot_y": ys}, gaps, bottom
+
+
+_LEGEND = {
+    "padding": "x padding",
+    "alignment": ". alignment (rounding up to 4 bytes)",
+    "shared": "×n shared by n elements",
+    "gap": "⋯ slots not drawn",
+}
+
+
+def _legend(parts: dict[str, np.ndarray], gaps: tuple, texts: list[Text], y: int):
+    """Legend entries for the kinds of slot the drawing shows, and how to read the strip."""
+    kinds = set(parts["slot_kinds"].tolist())
+    present = [
+        name
+        for name, flag in (
+            ("padding", SlotKind.PADDING in kinds),
+            ("alignment", SlotKind.ALIGNMENT in kinds),
+            ("shared", SlotKind.SHARED in kinds),
+            ("gap", bool(gaps)),
+        )
+        if flag
+    ]
+    texts.append(Text(_MARGIN, y + 4, "buffer strip: element offset above each slot, byte offset below", "legend"))
+    entries = []
+    x = _MARGIN
+    for name in present:
+        y_box = y + 12
+        entries.append((x, y_box, name))
+        texts.append(Text(x + 20, y_box + 11, _LEGEND[name], "legend"))
+        x += 28 + int(len(_LEGEND[name]) * 11 * 0.62)
+    return entries

@@ -1,0 +1,124 @@
+"""The words of a memory-map drawing: the layout's name and the summary lines.
+
+>>> from stridelab import TensorDesc
+>>> layout_name(TensorDesc("FLOAT32", (1, 1, 3, 5), (15, 1, 5, 1)))
+'NHWC'
+>>> layout_name(TensorDesc("FLOAT32", (2, 3), (5, 1)))    # padded rows are still HW
+'HW'
+>>> layout_name(TensorDesc("FLOAT32", (1, 1, 4, 4), (1, 1, 4, 1)))   # size-1 strides are free
+'NCHW'
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import permutations
+
+import numpy as np
+
+from ..desc import TensorDesc, layout_strides
+from ..errors import LayoutError
+from ..memmap import SlotKind
+
+__all__ = ["DIMENSION_LETTERS", "classification", "layout_name", "layout_names", "summary_lines"]
+
+#: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
+DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
+
+
+@cache
+def layout_names(rank: int) -> tuple[str, ...]:
+    """Layout names for ``rank``, most common first: canonical, channels-last, then the rest."""
+    letters = DIMENSION_LETTERS[rank]
+    first = [letters]
+    if rank >= 4:
+        first.append(letters[0] + letters[2:] + letters[1])  # NHWC, NDHWC
+    rest = ["".join(p) for p in permutations(letters) if "".join(p) not in first]
+    return (*first, *rest)
+
+
+def _nests(name: str, desc: TensorDesc) -> bool:
+    """Whether the strides step through memory in the order ``name`` names, each dimension
+    clearing the ones inside it (padding allowed); size-1 and broadcast dimensions are free."""
+    canonical = DIMENSION_LETTERS[desc.dimension_count]
+    extent = 1
+    for letter in reversed(name):
+        i = canonical.index(letter)
+        n, s = desc.sizes[i], desc.strides[i]
+        if n == 1 or s == 0:
+            continue
+        if s < extent:
+            return False
+        extent += (n - 1) * s
+    return True
+
+
+def layout_name(desc: TensorDesc) -> str | None:
+    """The name of ``desc``'s memory order ("NCHW", "NHWC", "HW", "WH", "DHW", ...), or None.
+
+    In order of preference: the canonical or channels-last name whose packed strides (with
+    ``desc``'s broadcast dimensions) are exactly ``desc.strides``; then any name whose packed
+    strides agree on every dimension of size > 1 (the strides of size-1 dimensions change no
+    offset); then the first name whose order the strides follow with padding. Ranks 1 and 6 to 8
+    have no letters, and overlapping strides fit no name.
+    """
+    rank = desc.dimension_count
+    if rank not in DIMENSION_LETTERS:
+        return None
+    broadcast = [s == 0 and n > 1 for n, s in zip(desc.sizes, desc.strides)]
+    names = layout_names(rank)
+    packed = {name: layout_strides(name, desc.sizes, broadcast) for name in names}
+    common = names[:2] if rank >= 4 else names[:1]
+    for name in common:
+        if packed[name] == desc.strides:
+            return name
+    for name in names:
+        if all(a == b for a, b, n in zip(packed[name], desc.strides, desc.sizes) if n > 1):
+            return name
+    return next((name for name in names if _nests(name, desc)), None)
+
+
+def classification(desc: TensorDesc) -> str:
+    """``packed``, ``padded``, ``broadcast``, ``overlapping`` (those that hold), else ``strided``."""
+    try:
+        padded = desc.is_padded
+    except LayoutError:  # overlapping beyond what can be enumerated: padding is undecided
+        padded = False
+    flags = (
+        ("packed", desc.is_packed),
+        ("padded", padded),
+        ("broadcast", desc.is_broadcast),
+        ("overlapping", desc.is_overlapping),
+    )
+    return ", ".join(name for name, flag in flags if flag) or "strided"
+
+
+def summary_lines(desc: TensorDesc, slot_kinds: np.ndarray | None) -> tuple[str, str]:
+    """Two lines: what the description is, then what its buffer holds.
+
+    ``slot_kinds`` is the map's :attr:`~stridelab.memmap.MemoryMap.slot_kinds` (None where the
+    map is too large to build; the slot breakdown is then left out).
+    """
+    name = layout_name(desc)
+    first = f"{desc.data_type} · sizes {list(desc.sizes)} · strides {list(desc.strides)}"
+    if name:
+        first += f" · layout {name}"
+    slots = f"{desc.slot_count} physical slots"
+    if slot_kinds is not None:
+        counts = np.bincount(slot_kinds, minlength=4)
+        extra = [
+            f"{counts[kind]} {word}"
+            for kind, word in (
+                (SlotKind.SHARED, "shared"),
+                (SlotKind.PADDING, "padding"),
+                (SlotKind.ALIGNMENT, "alignment"),
+            )
+            if counts[kind]
+        ]
+        if extra:
+            slots += f" ({', '.join(extra)})"
+    size = f"{desc.buffer_size} bytes"
+    if desc.buffer_size != desc.required_size:
+        size += f" ({desc.required_size} required)"
+    second = f"{classification(desc)} · {desc.element_count} logical elements · {slots} · buffer {size}"
+    return first, second

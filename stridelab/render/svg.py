@@ -1,0 +1,272 @@
+"""Memory maps as deterministic SVG: the same input gives the same bytes, on any machine.
+
+No random ids, no addresses, integer coordinates only. Every logical cell is a ``<g
+class="cell">`` with ``data-coords``, ``data-index`` (row-major), ``data-slot`` (its buffer element
+offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``data-slot``,
+``data-byte``, ``data-count`` and ``data-label``; so tests, stylesheets and scripts can find them.
+
+>>> from stridelab import TensorDesc
+>>> svg = render_svg(TensorDesc("FLOAT32", (2, 3), (0, 1)))   # broadcast: height-stride 0
+>>> svg.count('class="cell"'), svg.count('class="slot shared"')
+(6, 3)
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ..memmap import SlotKind
+from .palette import (
+    ALIGNMENT_FILL,
+    BACKGROUND,
+    CELL_H,
+    CELL_W,
+    FILLS,
+    FONT_FAMILY,
+    INK,
+    PADDING_FILL,
+    PADDING_HATCH,
+    STROKE,
+    TEXT_ROLES,
+    label_font_size,
+)
+from .scene import DEFAULT_MAX_CELLS, Scene, Text, build_scene
+
+__all__ = ["KIND_NAMES", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
+
+#: The SVG class (and legend word) of each :class:`~stridelab.memmap.SlotKind`.
+KIND_NAMES = {
+    SlotKind.ELEMENT: "element",
+    SlotKind.SHARED: "shared",
+    SlotKind.PADDING: "padding",
+    SlotKind.ALIGNMENT: "alignment",
+}
+_HATCH_ID = "stridelab-hatch"
+_DEFS = (
+    f'<defs><pattern id="{_HATCH_ID}" width="6" height="6" patternUnits="userSpaceOnUse" '
+    f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{PADDING_FILL}"/>'
+    f'<line x1="0" y1="0" x2="0" y2="6" stroke="{PADDING_HATCH}" stroke-width="2"/></pattern></defs>'
+)
+
+
+def render_svg(
+    obj: Any,
+    *,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    columns: int = 16,
+    start: tuple[int, ...] | None = None,
+    colour_by: int | None = None,
+) -> str:
+    """The memory map of ``obj`` as an SVG document: the logical view beside the buffer strip.
+
+    Parameters
+    ----------
+    obj : TensorDesc, MemoryMap or StridedTensor
+        What to draw; a strided tensor's cells show its buffer's values, otherwise letters
+        (A, B, ... in logical order, as on DirectML's strides page).
+    max_cells : int
+        The most logical cells and the most slots drawn; larger maps are windowed, and the
+        drawing says so. Descriptions too large for a memory map are summarised.
+    columns : int
+        Slots per row of the buffer strip.
+    start, colour_by
+        See :func:`stridelab.render.scene.build_scene`.
+
+    Returns
+    -------
+    str
+        A standalone ``<svg>`` element with its own white background (readable in light and dark
+        themes), identical for identical input.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> svg = sl.render_svg(sl.TensorDesc("FLOAT32", (2, 3), (5, 1)))   # padded rows
+    >>> svg.count('class="slot padding"')
+    2
+    """
+    return scene_svg(build_scene(obj, max_cells=max_cells, columns=columns, start=start, colour_by=colour_by))
+
+
+def slot_fill(kind: int, colour: int) -> str:
+    """The fill of a slot (and of its cells) of ``kind`` with palette index ``colour``."""
+    if kind == SlotKind.PADDING:
+        return f"url(#{_HATCH_ID})"
+    if kind == SlotKind.ALIGNMENT:
+        return ALIGNMENT_FILL
+    return FILLS[colour % len(FILLS)]
+
+
+def _texts(texts: tuple[Text, ...]) -> list[str]:
+    """The texts, one group per role (in order of first use) carrying the role's font and colour."""
+    by_role: dict[str, list[Text]] = {}
+    for t in texts:
+        by_role.setdefault(t.role, []).append(t)
+    out = []
+    for name, group in by_role.items():
+        role = TEXT_ROLES[name]
+        weight = ' font-weight="bold"' if role.weight == "bold" else ""
+        out.append(
+            f'<g class="{name}" font-size="{role.size}"{weight} text-anchor="{role.anchor}" fill="{role.colour}">'
+        )
+        out.extend(f'<text x="{t.x}" y="{t.y}">{escape(t.text)}</text>' for t in group)
+        out.append("</g>")
+    return out
+
+
+def _label(x: int, y: int, label: str) -> str:
+    size = label_font_size(label)
+    font = "" if size == 12 else f' font-size="{size}"'
+    return f'<text x="{x + CELL_W // 2}" y="{y + 16}"{font}>{escape(label)}</text>'
+
+
+def _coords(coords: list[int]) -> str:
+    return "(" + ", ".join(map(str, coords)) + ")"
+
+
+def _cells(scene: Scene) -> list[str]:
+    labels = scene.cell_labels()
+    size = scene.desc.element_size
+    out = []
+    for x, y, coords, index, slot, label in zip(
+        scene.cell_x.tolist(),
+        scene.cell_y.tolist(),
+        scene.cell_coords.tolist(),
+        scene.cell_index.tolist(),
+        scene.cell_slot.tolist(),
+        labels,
+    ):
+        offset = int(scene.slot_offsets[slot])
+        fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]))
+        out.append(
+            f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
+            f'data-slot="{offset}" data-label="{escape(label)}">'
+            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
+            f"{_label(x, y, label)}<title>{_coords(coords)}: element {offset}, byte {offset * size}</title></g>"
+        )
+    return out
+
+
+def _slot_title(offset: int, byte: int, kind: int, count: int) -> str:
+    what = {
+        SlotKind.ELEMENT: "1 element",
+        SlotKind.SHARED: f"shared by {count} elements",
+        SlotKind.PADDING: "padding: no element",
+        SlotKind.ALIGNMENT: "alignment: no element (buffer sizes round up to 4 bytes)",
+    }[kind]
+    return f"element {offset}, byte {byte}: {what}"
+
+
+def _slots(scene: Scene) -> list[str]:
+    size = scene.desc.element_size
+    out = []
+    for x, y, offset, kind, count, colour, label in zip(
+        scene.slot_x.tolist(),
+        scene.slot_y.tolist(),
+        scene.slot_offsets.tolist(),
+        scene.slot_kinds.tolist(),
+        scene.slot_counts.tolist(),
+        scene.slot_colours.tolist(),
+        scene.slot_labels,
+    ):
+        dash = ' stroke-dasharray="3 2"' if kind == SlotKind.ALIGNMENT else ""
+        badge = (
+            f'<text class="count" x="{x + CELL_W - 2}" y="{y + 8}" font-size="8" text-anchor="end">×{count}</text>'
+            if kind == SlotKind.SHARED
+            else ""
+        )
+        out.append(
+            f'<g class="slot {KIND_NAMES[kind]}" data-slot="{offset}" data-byte="{offset * size}" '
+            f'data-count="{count}" data-label="{escape(label)}">'
+            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{slot_fill(kind, colour)}" '
+            f'stroke="{STROKE}"{dash}/>{_label(x, y, label)}{badge}'
+            f"<title>{_slot_title(offset, offset * size, kind, count)}</title></g>"
+        )
+    return out
+
+
+def _gaps(scene: Scene) -> list[str]:
+    return [
+        f'<g class="gap" data-skipped="{skipped}"><rect x="{x}" y="{y}" width="{CELL_W // 2}" height="{CELL_H}" '
+        f'fill="none" stroke="{STROKE}" stroke-dasharray="2 2"/><text x="{x + CELL_W // 4}" y="{y + 16}">⋯</text>'
+        f"<title>{skipped} slots not drawn</title></g>"
+        for x, y, skipped in scene.gaps
+    ]
+
+
+def _legend(scene: Scene) -> list[str]:
+    out = []
+    for x, y, name in scene.legend:
+        fill = {"padding": f"url(#{_HATCH_ID})", "alignment": ALIGNMENT_FILL}.get(name, BACKGROUND)
+        dash = ' stroke-dasharray="3 2"' if name in ("alignment", "gap") else ""
+        mark = {"padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}[name]
+        out.append(
+            f'<g class="legend-{name}"><rect x="{x}" y="{y}" width="16" height="14" fill="{fill}" '
+            f'stroke="{STROKE}"{dash}/><text x="{x + 8}" y="{y + 11}" font-size="9">{mark}</text></g>'
+        )
+    return out
+
+
+def _body(scene: Scene) -> list[str]:
+    """Everything inside the ``<svg>`` element but the hatch pattern it refers to."""
+    w, h = scene.width, scene.height
+    sizes = ",".join(map(str, scene.desc.sizes))
+    return [
+        f"<title>{escape(scene.title)}</title>",
+        f'<rect class="background" width="{w}" height="{h}" fill="{BACKGROUND}"/>',
+        '<g class="texts">',
+        *_texts((*scene.texts, *scene.slot_texts())),
+        "</g>",
+        f'<g class="logical" data-sizes="{sizes}" text-anchor="middle" font-size="12" fill="{INK}">',
+        *_cells(scene),
+        "</g>",
+        f'<g class="buffer" data-slots="{scene.desc.slot_count}" text-anchor="middle" font-size="12" fill="{INK}">',
+        *_slots(scene),
+        *_gaps(scene),
+        "</g>",
+        f'<g class="legend" text-anchor="middle" fill="{INK}">',
+        *_legend(scene),
+        "</g>",
+    ]
+
+
+def _open(w: int, h: int, title: str, extra: str = "") -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="stridelab-map"{extra} width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" role="img" aria-label="{escape(title)}">'
+    )
+
+
+def scene_svg(scene: Scene) -> str:
+    """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document."""
+    return "\n".join([_open(scene.width, scene.height, scene.title), _DEFS, *_body(scene), "</svg>"])
+
+
+def scenes_svg(scenes: list[Scene], names: list[str]) -> str:
+    """Several scenes in one SVG document, one above the other under its name (e.g. a layout),
+    so that their buffer strips line up for comparison."""
+    gap, caption = 10, 22
+    width = max(s.width for s in scenes)
+    height = sum(s.height + caption for s in scenes) + gap * (len(scenes) - 1)
+    title = " | ".join(f"{n}: {s.title}" if n else s.title for s, n in zip(scenes, names))
+    parts = [
+        _open(width, height, title, f' data-panels="{len(scenes)}"'),
+        _DEFS,
+        f'<rect class="background" width="{width}" height="{height}" fill="{BACKGROUND}"/>',
+    ]
+    y = 0
+    for i, (scene, name) in enumerate(zip(scenes, names)):
+        parts.append(
+            f'<text class="panel-name" x="10" y="{y + 16}" font-size="13" font-weight="bold" '
+            f'fill="{INK}">{escape(name)}</text>'
+        )
+        parts.append(
+            f'<svg class="panel" data-panel="{i}" x="0" y="{y + caption}" width="{scene.width}" '
+            f'height="{scene.height}" viewBox="0 0 {scene.width} {scene.height}">'
+        )
+        parts.extend(_body(scene))
+        parts.append("</svg>")
+        y += scene.height + caption + gap
+    parts.append("</svg>")
+    return "\n".join(parts)

@@ -1,0 +1,150 @@
+"""Which part of a large memory map a drawing shows, and how the buffer strip wraps.
+
+A drawing shows at most a budget of logical cells: a window ``[start : start + count]`` per
+dimension, shrunk by halving its longest side until it fits (leading dimensions beyond four are
+fixed at one index). It shows the slots those cells use, with the padding between them where
+the budget allows, and marks the runs of slots it leaves out.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import LayoutError
+from ..memmap import MemoryMap
+
+__all__ = ["Window", "format_value", "shown_slots", "strip_items", "window"]
+
+#: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
+_SMALL_HOLE = 8
+
+
+@dataclass(frozen=True)
+class Window:
+    """The logical coordinates drawn: ``starts[i] <= c[i] < starts[i] + counts[i]``."""
+
+    starts: tuple[int, ...]
+    counts: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.counts, dtype=np.int64))
+
+    def slices(self) -> tuple[slice, ...]:
+        return tuple(slice(s, s + n) for s, n in zip(self.starts, self.counts))
+
+    def coords(self) -> np.ndarray:
+        """Coordinates of the window's elements, row-major, as an array of shape (size, rank)."""
+        grid = np.indices(self.counts, dtype=np.int64).reshape(len(self.counts), -1).T
+        return grid + np.asarray(self.starts, dtype=np.int64)
+
+    def offsets(self, m: MemoryMap) -> np.ndarray:
+        """Buffer offsets of the window's elements, row-major (from the map, not recomputed)."""
+        return np.ascontiguousarray(m.offsets[self.slices()]).ravel()
+
+    def notes(self, sizes: Sequence[int]) -> list[str]:
+        """What the drawing leaves out, in words (nothing where the window is everything)."""
+        total = int(np.prod(sizes, dtype=np.int64))
+        if self.size == total:
+            return []
+        ranges = ", ".join(
+            str(s) if (i < len(sizes) - 4 and n == 1) else f"{s}:{s + n}"
+            for i, (s, n) in enumerate(zip(self.starts, self.counts))
+        )
+        notes = [f"showing {self.size} of {total} logical elements: the window [{ranges}]"]
+        fixed = len(sizes) - 4
+        if fixed > 0:
+            notes.append(
+                f"dimensions 0 to {fixed - 1} fixed at {list(self.starts[:fixed])} "
+                f"(one of {int(np.prod(sizes[:fixed], dtype=np.int64))} 4-D blocks; pass start= for another)"
+            )
+        return notes
+
+
+def window(sizes: Sequence[int], max_cells: int, start: Sequence[int] | None = None) -> Window:
+    """The window of at most ``max_cells`` elements beginning at ``start`` (default: zeros)."""
+    rank = len(sizes)
+    try:
+        starts = (0,) * rank if start is None else tuple(operator.index(s) for s in start)
+    except TypeError:
+        raise TypeError(f"start must be a sequence of integer coordinates, not {start!r}") from None
+    if len(starts) != rank:
+        raise LayoutError(f"start {list(starts)} has {len(starts)} entries but sizes {list(sizes)} has {rank}")
+    for i, (s, n) in enumerate(zip(starts, sizes)):
+        if not 0 <= s < n:
+            raise LayoutError(f"start[{i}] = {s} is out of range for sizes[{i}] = {n} (0 <= start[i] < sizes[i])")
+    counts = [1 if i < rank - 4 else n - s for i, (s, n) in enumerate(zip(starts, sizes))]
+    while int(np.prod(counts, dtype=np.int64)) > max_cells:
+        longest = max(range(rank), key=lambda i: (counts[i], -i))
+        counts[longest] = (counts[longest] + 1) // 2
+    return Window(starts, tuple(counts))
+
+
+def shown_slots(m: MemoryMap, cell_offsets: np.ndarray, max_slots: int) -> tuple[np.ndarray, str | None]:
+    """The slots to draw (sorted offsets) and a note where some are left out.
+
+    Every slot of a drawn cell is drawn. All slots are drawn where they fit the budget; else the
+    span from the first to the last drawn cell's slot where that fits; else the cells' slots and
+    the short runs of undrawn slots between them, as far as the budget allows.
+    """
+    total = m.slot_count
+    if total <= max_slots:
+        return np.arange(total, dtype=np.int64), None
+    used = np.unique(cell_offsets)
+    first, last = int(used[0]), int(used[-1])
+    if last - first + 1 <= max_slots:
+        grow = max_slots - (last - first + 1)
+        span_end = min(total, last + 1 + grow)
+        shown = np.arange(first, span_end, dtype=np.int64)
+    else:
+        holes = np.diff(used) - 1
+        small = (holes > 0) & (holes <= _SMALL_HOLE)
+        shown = used
+        if used.size + int(holes[small].sum()) <= max(max_slots, used.size):
+            fills = [np.arange(a + 1, a + 1 + h) for a, h in zip(used[:-1][small].tolist(), holes[small].tolist())]
+            shown = np.unique(np.concatenate([used, *fills])) if fills else used
+    return shown, f"showing {shown.size} of {total} slots: those of the elements shown"
+
+
+def strip_items(
+    slots: np.ndarray, total: int, x0: int, y0: int, width: int, slot_w: int, gap_w: int, row_h: int
+) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int, int], ...]]:
+    """Positions of ``slots`` in a strip wrapped at ``width`` pixels, with a narrow marker for each
+    run of undrawn slots (before the first, between two, after the last). Returns slot x and y
+    arrays and the markers as ``(x, y, slots skipped)``."""
+    if slots.size == total:  # everything drawn: a plain grid
+        per_row = max(1, width // slot_w)
+        index = np.arange(total, dtype=np.int64)
+        return x0 + (index % per_row) * slot_w, y0 + (index // per_row) * row_h, ()
+    xs = np.empty(slots.size, dtype=np.int64)
+    ys = np.empty(slots.size, dtype=np.int64)
+    gaps = []
+    x, y = x0, y0
+    previous = -1
+    for i, offset in enumerate(slots.tolist()):
+        if offset > previous + 1:
+            if x + gap_w > x0 + width:
+                x, y = x0, y + row_h
+            gaps.append((x, y, offset - previous - 1))
+            x += gap_w
+        if x + slot_w > x0 + width:
+            x, y = x0, y + row_h
+        xs[i], ys[i] = x, y
+        x += slot_w
+        previous = offset
+    if previous < total - 1:
+        if x + gap_w > x0 + width:
+            x, y = x0, y + row_h
+        gaps.append((x, y, total - 1 - previous))
+    return xs, ys, tuple(gaps)
+
+
+def format_value(value: object) -> str:
+    """A buffer value as a short label: integers as they are, floats to 4 significant digits."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

@@ -1,0 +1,95 @@
+"""What the operator explorers share: the data they explore, inline errors, and the layout of
+controls, status and the input/output maps."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as w
+import numpy as np
+
+from ..backend import location
+from ..errors import LayoutError
+from ..render.scene import build_scene
+from ..render.svg import scenes_svg
+from ..tensor import StridedTensor
+from ._panels import MapWidget
+
+__all__ = ["OperatorExplorer", "as_tensor", "host_array"]
+
+ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
+#: Cells (and slots) per map in the static SVG that goes with an explorer.
+STATIC_MAX_CELLS = 64
+
+
+def as_tensor(x: Any) -> StridedTensor:
+    """``x`` as a strided tensor (numpy and cupy arrays are viewed, not copied)."""
+    if isinstance(x, StridedTensor):
+        return x
+    if hasattr(x, "__array_interface__") or hasattr(x, "__cuda_array_interface__"):
+        return StridedTensor.from_array(x)
+    raise TypeError(f"expected a numpy or cupy array or a StridedTensor, not {type(x).__name__}")
+
+
+def host_array(t: StridedTensor) -> np.ndarray:
+    """The logical tensor as a packed numpy array, copied from the GPU where it lives there."""
+    a = t.to_array()
+    return a.get() if t.on_gpu else np.asarray(a)
+
+
+class OperatorExplorer(w.VBox):
+    """Controls, a status line, the call being made, and the input and output maps side by side.
+
+    Subclasses build their controls, then call :meth:`_start`; :meth:`_run` runs the operator and
+    returns the status HTML, raising :class:`~stridelab.LayoutError` or ``TypeError`` for
+    parameters the operator refuses, which are then shown inline instead.
+    """
+
+    def _start(self, x: Any, controls: list[w.Widget], max_cells: int) -> None:
+        self.x = x
+        self.input = as_tensor(x)
+        self.output: StridedTensor | None = None
+        self.error: str | None = None
+        self._max_cells = max_cells
+        self._status = w.HTML()
+        self._code = w.HTML()
+        self.view = MapWidget()
+        super().__init__([*controls, self._code, self._status, self.view])
+        self.add_class("stridelab-operator")
+        self._update()
+
+    def _run(self) -> str:
+        raise NotImplementedError
+
+    def _call(self) -> str:
+        raise NotImplementedError
+
+    def _update(self, change: dict | None = None) -> None:
+        self._code.value = f"<code>{escape(self._call())}</code>"
+        try:
+            status = self._run()
+        except (LayoutError, TypeError) as error:
+            self.output, self.error = None, str(error)
+            self._status.value = f'<div class="stridelab-error" style="{ERROR_STYLE}">{escape(str(error))}</div>'
+            self.view.show([self.scene(self.input)], ["input"])  # the data, without a result
+            return
+        self.error = None
+        self._status.value = f"{status} · ran on {location(self.input.buffer)}"
+
+    def scene(self, source: Any):
+        return build_scene(source, max_cells=self._max_cells)
+
+    def to_svg(self) -> str:
+        """Static pictures of the input and output (or the error that stopped the operator)."""
+        if self.output is None:
+            return f'<div class="stridelab-error" style="{ERROR_STYLE}">{escape(self.error or "")}</div>'
+        scenes = [build_scene(t, max_cells=STATIC_MAX_CELLS) for t in (self.input, self.output)]
+        return scenes_svg(scenes, ["input", "output"])
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.to_svg()
+        return bundle

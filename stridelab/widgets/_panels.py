@@ -1,0 +1,150 @@
+"""What every stridelab map widget shares: the drawing script, the plain data it draws, and a
+static SVG fallback beside the live view.
+
+Python lays a drawing out (:func:`stridelab.render.scene.build_scene`) and sends it as plain
+lists (:func:`panel_data`); ``static/memory_map.js`` only paints it, lights the cells and slots a
+pointer rests on, and reports clicks back through the ``selected`` trait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..render.palette import (
+    ALIGNMENT_FILL,
+    BACKGROUND,
+    CELL_H,
+    CELL_W,
+    FONT_FAMILY,
+    INK,
+    PADDING_FILL,
+    PADDING_HATCH,
+    STROKE,
+    TEXT_ROLES,
+)
+from ..render.scene import BYTE_DY, OFFSET_DY, Scene
+from ..render.svg import KIND_NAMES, scene_svg, scenes_svg, slot_fill
+
+__all__ = ["MapWidget", "panel_data"]
+
+_STATIC = Path(__file__).parent / "static"
+_STYLE = {
+    "font": FONT_FAMILY,
+    "background": BACKGROUND,
+    "ink": INK,
+    "stroke": STROKE,
+    "padding_fill": PADDING_FILL,
+    "padding_hatch": PADDING_HATCH,
+    "alignment_fill": ALIGNMENT_FILL,
+}
+_ROLES = {name: role.as_dict() for name, role in TEXT_ROLES.items()}
+_KINDS = [KIND_NAMES[k] for k in sorted(KIND_NAMES)]
+
+
+def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[str] | None = None) -> dict:
+    """A scene as JSON-ready lists for the widget script.
+
+    ``keys`` (one int per drawn cell, -1 for none) links cells across the panels of one widget:
+    pointing at a cell lights the cells with the same key in the other panels. The default key
+    is the cell's row-major logical index, which links two descriptions of the same tensor.
+    ``badges`` puts a small text in a cell's corner (e.g. the order in which it is copied).
+    """
+    keys = scene.cell_index if keys is None else keys
+    return {
+        "name": name,
+        "title": scene.title,
+        "width": scene.width,
+        "height": scene.height,
+        "cell_w": CELL_W,
+        "cell_h": CELL_H,
+        "offset_dy": OFFSET_DY,
+        "byte_dy": BYTE_DY,
+        "element_size": scene.desc.element_size,
+        "style": _STYLE,
+        "roles": _ROLES,
+        "kind_names": _KINDS,
+        "texts": [[t.x, t.y, t.text, t.role] for t in scene.texts],
+        "cells": {
+            "x": scene.cell_x.tolist(),
+            "y": scene.cell_y.tolist(),
+            "slot": scene.cell_slot.tolist(),
+            "key": [int(k) for k in keys],
+            "coords": [",".join(map(str, c)) for c in scene.cell_coords.tolist()],
+            "badge": badges,
+        },
+        "slots": {
+            "x": scene.slot_x.tolist(),
+            "y": scene.slot_y.tolist(),
+            "offset": scene.slot_offsets.tolist(),
+            "kind": scene.slot_kinds.tolist(),
+            "count": scene.slot_counts.tolist(),
+            "label": list(scene.slot_labels),
+            "fill": [slot_fill(k, c) for k, c in zip(scene.slot_kinds.tolist(), scene.slot_colours.tolist())],
+        },
+        "gaps": [list(g) for g in scene.gaps],
+        "legend": [list(e) for e in scene.legend],
+    }
+
+
+class MapWidget(anywidget.AnyWidget):
+    """Base of the map widgets: one or more panels drawn side by side, linked on hover.
+
+    Traits
+    ------
+    panels : list of dict
+        The drawings, from :func:`panel_data`.
+    marks : list of dict
+        Per panel, ``{"cells": {mark: [cell positions]}, "slots": {mark: [slot positions]}}``;
+        the script gives those elements ``data-mark="mark"`` (window, read, written, pending,
+        outside), which the stylesheet outlines or dims.
+    selected : dict
+        ``{"panel": p, "slot": offset}`` of the slot last clicked (or set from Python), or ``{}``.
+    stacked : bool
+        Panels one above the other (else side by side, wrapping where the page is narrow).
+    """
+
+    _esm = _STATIC / "memory_map.js"
+    _css = _STATIC / "memory_map.css"
+    panels = traitlets.List(traitlets.Dict()).tag(sync=True)
+    marks = traitlets.List(traitlets.Dict()).tag(sync=True)
+    selected = traitlets.Dict().tag(sync=True)
+    stacked = traitlets.Bool(False).tag(sync=True)
+
+    def show(
+        self,
+        scenes: Sequence[Scene],
+        names: Sequence[str] | None = None,
+        keys: Sequence[Any] | None = None,
+        badges: Sequence[list[str] | None] | None = None,
+    ) -> None:
+        """Draw ``scenes`` as the panels (see :func:`panel_data` for ``keys`` and ``badges``),
+        clearing marks and selection."""
+        names = list(names) if names is not None else [""] * len(scenes)
+        keys = list(keys) if keys is not None else [None] * len(scenes)
+        badges = list(badges) if badges is not None else [None] * len(scenes)
+        self._scenes, self._names = list(scenes), names
+        self.selected = {}
+        self.marks = []
+        self.panels = [panel_data(s, name=n, keys=k, badges=b) for s, n, k, b in zip(scenes, names, keys, badges)]
+
+    def to_svg(self) -> str:
+        """The static picture of what the widget shows (deterministic SVG)."""
+        scenes = getattr(self, "_scenes", [])
+        if len(scenes) == 1 and not self._names[0]:
+            return scene_svg(scenes[0])
+        return scenes_svg(scenes, self._names) if scenes else ""
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        """The live view, with the static SVG as the HTML fallback (shown where widgets cannot
+        run, and compared by nbval) and the deterministic repr as text."""
+        data, metadata = super()._repr_mimebundle_(**kwargs)
+        data["text/html"] = self.to_svg()
+        return data, metadata
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

@@ -1,0 +1,107 @@
+"""compare(): two descriptions of the same logical tensor side by side, linked cell by cell."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..desc import TensorDesc, layout_strides
+from ..errors import LayoutError
+from ..render.scene import build_scene
+from ..render.summary import layout_name
+from ..render.svg import scenes_svg
+from ._panels import MapWidget
+from .memory_map_view import STATIC_MAX_CELLS, as_source, desc_of
+
+__all__ = ["Comparison", "compare"]
+
+#: The tensor compare() draws when given layouts only: N=1, C=3, H=2, W=2.
+DEFAULT_SIZES = (1, 3, 2, 2)
+
+
+class Comparison(MapWidget):
+    """Two memory maps, one above the other so their buffer strips line up; pointing at a cell in
+    one lights the same logical element, and the slots that hold it, in both. See :func:`compare`."""
+
+    def __init__(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        names: Sequence[str] = ("", ""),
+        max_cells: int = 512,
+        columns: int = 16,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        sources = [as_source(a), as_source(b)]
+        descs = [desc_of(s) for s in sources]
+        if descs[0].sizes != descs[1].sizes:
+            raise LayoutError(
+                f"compare() shows two descriptions of the same logical tensor, but a has sizes "
+                f"{list(descs[0].sizes)} and b has sizes {list(descs[1].sizes)}"
+            )
+        self._sources = sources
+        self._names = [str(n) for n in names]
+        self._options = {"max_cells": max_cells, "columns": columns}
+        self.show([build_scene(s, **self._options) for s in sources], self._names)
+        self.stacked = True
+
+    @property
+    def sources(self) -> list[Any]:
+        return list(self._sources)
+
+    def to_svg(self) -> str:
+        options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
+        return scenes_svg([build_scene(s, **options) for s in self._sources], self._names)
+
+    def __repr__(self) -> str:
+        return f"Comparison({self._sources[0]!r}, {self._sources[1]!r})"
+
+
+def _side(value: Any, sizes: Sequence[int], data_type: str) -> tuple[Any, str]:
+    """A layout (name or permutation) as a description over ``sizes``; anything else as is."""
+    if isinstance(value, str) or (
+        isinstance(value, Sequence) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        desc = TensorDesc(data_type, sizes, layout_strides(value, sizes))
+        return desc, value if isinstance(value, str) else f"order {list(value)}"
+    source = as_source(value)
+    return source, layout_name(desc_of(source)) or "strided"
+
+
+def compare(
+    a: Any = "NCHW",
+    b: Any = "NHWC",
+    *,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    data_type: str = "FLOAT32",
+    max_cells: int = 512,
+    columns: int = 16,
+) -> Comparison:
+    """Two descriptions of one logical tensor side by side, live and as static SVG.
+
+    Parameters
+    ----------
+    a, b : TensorDesc, StridedTensor, MemoryMap, array, layout name or permutation
+        A layout ("NCHW", "NHWC", "WH", ...) or a permutation of dimension indices is laid over
+        ``sizes`` with :func:`stridelab.layout_strides`.
+    sizes, data_type
+        The logical tensor for the sides given as layouts.
+    max_cells, columns
+        As for :class:`MemoryMapView`.
+
+    Returns
+    -------
+    Comparison
+        A widget; ``to_svg()`` gives the static picture (also its HTML fallback).
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> c = sl.compare()                     # NCHW beside NHWC over sizes (1, 3, 2, 2)
+    >>> [s.strides for s in c.sources]
+    [(12, 4, 2, 1), (12, 1, 6, 3)]
+    """
+    (sa, na), (sb, nb) = _side(a, sizes, data_type), _side(b, sizes, data_type)
+    return Comparison(sa, sb, names=(na, nb), max_cells=max_cells, columns=columns)

@@ -1,0 +1,168 @@
+"""CumulativeSummationExplorer: the running tally walked along the axis, step by step."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as w
+import numpy as np
+
+from ..errors import LayoutError
+from ..render.summary import DIMENSION_LETTERS
+from ..render.window import format_value
+from ._operator import OperatorExplorer, as_tensor, host_array
+
+__all__ = ["CumulativeSummationExplorer"]
+
+DIRECTIONS = ("increasing", "decreasing")
+
+
+class CumulativeSummationExplorer(OperatorExplorer):
+    """Run :func:`stridelab.cumulative_summation` on ``x`` under controls, and walk its tally.
+
+    Controls choose the axis, the direction and whether the sum is exclusive; a play/step control
+    walks along the axis. At each step the input element read and the output slot written are
+    outlined in both buffers, outputs not yet written are dimmed, and the status line spells out
+    the tally of the first line along the axis, with the value the operator wrote. Pointing at a
+    cell lights the element at the same coordinates in the other map. The operator runs where
+    ``x`` lives (on the GPU for a cupy array).
+
+    Parameters
+    ----------
+    x : numpy or cupy array, or StridedTensor
+    axis : int
+        The dimension summed along (default: the last).
+    direction : {"increasing", "decreasing"}
+    exclusive : bool
+    max_cells : int
+        The most cells each map draws.
+
+    Examples
+    --------
+    >>> import numpy as np, stridelab as sl
+    >>> x = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np.float32)
+    >>> e = sl.CumulativeSummationExplorer(x, axis=3, exclusive=True)
+    >>> e.output.to_array()[0, 0, 0].tolist()
+    [0.0, 2.0, 3.0, 6.0]
+    >>> e.step.value = 2
+    >>> e.tally
+    'step 3 of 4 along axis 3 (W), increasing, exclusive: output[0, 0, 0, 2] = 2 + 1 = 3'
+    """
+
+    def __init__(
+        self,
+        x: Any,
+        axis: int | None = None,
+        direction: str = "increasing",
+        exclusive: bool = False,
+        *,
+        max_cells: int = 256,
+    ) -> None:
+        sizes = as_tensor(x).desc.sizes
+        rank = len(sizes)
+        axis = rank - 1 if axis is None else axis
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not 0 <= axis < rank:
+            raise LayoutError(f"axis = {axis!r} must be a dimension index of the input, 0 <= axis < {rank}")
+        name = str(direction).lower().removeprefix("dml_axis_direction_")
+        if name not in DIRECTIONS:
+            raise LayoutError(
+                f"direction = {direction!r} must be 'increasing' or 'decreasing' (or DML_AXIS_DIRECTION_*)"
+            )
+        letters = DIMENSION_LETTERS.get(rank, "")
+        names = [(f"{i} ({letters[i]}, size {n})" if letters else f"{i} (size {n})", i) for i, n in enumerate(sizes)]
+        self.axis = w.Dropdown(options=names, value=int(axis), description="axis")
+        self.direction = w.ToggleButtons(options=list(DIRECTIONS), value=name)
+        self.exclusive = w.Checkbox(value=bool(exclusive), description="exclusive", indent=False)
+        self.step = w.IntSlider(value=0, min=0, max=0, description="step")
+        self.step.add_class("stridelab-step")
+        self.play = w.Play(value=0, min=0, max=0, interval=800, description="play")
+        w.jslink((self.play, "value"), (self.step, "value"))
+        self.tally = ""
+        self._tally_line = w.HTML()
+        self._tally_line.add_class("stridelab-tally")
+        for control in (self.axis, self.direction, self.exclusive):
+            control.observe(self._update, "value")
+        self.step.observe(self._mark_step, "value")
+        controls = [
+            w.HBox([self.axis, self.direction, self.exclusive]),
+            w.HBox([self.play, self.step]),
+            self._tally_line,
+        ]
+        self._start(x, controls, max_cells)
+
+    def _call(self) -> str:
+        direction = self.direction.value
+        return (
+            f"sl.cumulative_summation(x, axis={self.axis.value}, direction={direction!r}, "
+            f"exclusive={self.exclusive.value})"
+        )
+
+    def _run(self) -> str:
+        from .. import cumulative_summation
+
+        axis = self.axis.value
+        self.tally = self._tally_line.value = ""
+        output = as_tensor(
+            cumulative_summation(self.x, axis, direction=self.direction.value, exclusive=self.exclusive.value)
+        )
+        self.output = output
+        self._scenes = (self.scene(self.input), self.scene(output))
+        self.view.show(self._scenes, ["input", "output"])
+        self._input_values = host_array(self.input)
+        self._output_values = host_array(output)
+        n = self.input.desc.sizes[axis]
+        self.play.max = self.step.max = n - 1
+        self._mark_step()
+        return f"running tally along axis {axis} over {n} elements"
+
+    def _position(self, step: int) -> int:
+        n = self.input.desc.sizes[self.axis.value]
+        return step if self.direction.value == "increasing" else n - 1 - step
+
+    def _mark_step(self, change: dict | None = None) -> None:
+        """Outline the element read and the slot written at this step; dim what is still to come."""
+        if self.output is None:
+            self.tally = self._tally_line.value = ""
+            return
+        axis, step = self.axis.value, self.step.value
+        position = self._position(step)
+        order = [self._position(k) for k in range(self.step.max + 1)]
+        done = set(order[: step + 1])
+        marks = []
+        for scene, role in zip(self._scenes, ("read", "written")):
+            along = scene.cell_coords[:, axis]
+            now = np.flatnonzero(along == position)
+            cells = {role: now.tolist()}
+            if role == "written":
+                cells["pending"] = np.flatnonzero(~np.isin(along, list(done))).tolist()
+            marks.append({"cells": cells, "slots": {role: np.unique(scene.cell_slot[now]).tolist()}})
+        self.view.marks = marks
+        self.tally = self._tally(axis, step, order)
+        self._tally_line.value = f"<b>{escape(self.tally)}</b>"
+
+    def _tally(self, axis: int, step: int, order: list[int]) -> str:
+        """The first line's sum at this step, in words, with the value the operator wrote."""
+        line = [0] * self.input.desc.dimension_count
+        terms = order[:step] if self.exclusive.value else order[: step + 1]
+        values = []
+        for k in terms:
+            line[axis] = k
+            values.append(format_value(self._input_values[tuple(line)].item()))
+        line[axis] = order[step]
+        written = format_value(self._output_values[tuple(line)].item())
+        kind = ", exclusive" if self.exclusive.value else ""
+        letters = DIMENSION_LETTERS.get(len(line))
+        name = f" ({letters[axis]})" if letters else ""
+        where = ", ".join(map(str, line))
+        summed = f"{' + '.join(values)} = {written}" if values else f"{written} (nothing summed yet)"
+        return (
+            f"step {step + 1} of {len(order)} along axis {axis}{name}, {self.direction.value}{kind}: "
+            f"output[{where}] = {summed}"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"CumulativeSummationExplorer({self.input.desc!r}, axis={self.axis.value}, "
+            f"direction={self.direction.value!r}, exclusive={self.exclusive.value})"
+        )

@@ -1,0 +1,278 @@
+"""explore(): sizes, layout, broadcast, padding and data type as controls over a live memory map."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+import ipywidgets as w
+
+from ..desc import TensorDesc, layout_strides
+from ..dtypes import DATA_TYPES
+from ..errors import LayoutError
+from ..render.summary import DIMENSION_LETTERS, layout_names
+from ..render.svg import render_svg
+from .memory_map_view import STATIC_MAX_CELLS, MemoryMapView
+
+__all__ = ["CUSTOM", "LayoutExplorer", "explore"]
+
+#: The layout choice under which strides are typed in.
+CUSTOM = "custom strides"
+_LETTERS = {1: "W", **DIMENSION_LETTERS}
+_ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
+
+
+def layout_choices(rank: int) -> list[str]:
+    """Memory orders the explorer offers for ``rank`` dimensions, most common first."""
+    return ["W"] if rank == 1 else list(layout_names(rank))
+
+
+def _parse_ints(text: str, field: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.replace("(", "").replace(")", "").split(",") if part.strip())
+    except ValueError:
+        raise LayoutError(f"{field} {text!r} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
+
+
+class LayoutExplorer(w.VBox):
+    """Controls for a tensor description beside its live memory map. See :func:`explore`.
+
+    The current choice is in ``desc`` (None while the controls describe no valid tensor, with the
+    reason in ``error``); :meth:`configure` sets controls from Python.
+    """
+
+    def __init__(
+        self,
+        sizes: Sequence[int] = (1, 3, 2, 2),
+        layout: str = "NCHW",
+        *,
+        data_type: str = "FLOAT32",
+        broadcast: Sequence[bool] | None = None,
+        padding: Mapping[str | int, int] | None = None,
+        strides: Sequence[int] | None = None,
+        max_size: int = 16,
+        max_padding: int = 8,
+        max_cells: int = 512,
+    ) -> None:
+        sizes = tuple(sizes)
+        if not 1 <= len(sizes) <= 5:
+            raise LayoutError(
+                f"sizes {list(sizes)} has {len(sizes)} dimensions; explore() names layouts for 1 to 5 "
+                "(N, C, D, H, W): use MemoryMapView(TensorDesc(...)) for more"
+            )
+        self._max_size, self._max_padding = max_size, max_padding
+        self._busy = False
+        self.desc: TensorDesc | None = None
+        self.error: str | None = None
+        self._rank = w.Dropdown(options=[1, 2, 3, 4, 5], value=len(sizes), description="dims")
+        self._data_type = w.Dropdown(options=list(DATA_TYPES), value=data_type, description="data type")
+        self._layout = w.Dropdown(description="layout")
+        self._strides = w.Text(description="strides", placeholder="e.g. 15, 1, 5, 1", continuous_update=False)
+        self._rows = w.VBox()
+        self._status = w.HTML()
+        self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells)
+        self._build_rows(sizes)
+        self._set_layout_options(CUSTOM if strides is not None else layout)
+        self.configure(broadcast=broadcast, padding=padding, strides=strides)
+        for control in (self._data_type, self._layout, self._strides):
+            control.observe(self._changed, "value")
+        self._rank.observe(self._rank_changed, "value")
+        header = w.HBox([self._rank, self._data_type, self._layout, self._strides])
+        super().__init__([header, self._rows, self._status, self.view])
+        self.add_class("stridelab-explorer")
+        self._update()
+
+    # -- controls ---------------------------------------------------------------------------
+    def _build_rows(self, sizes: Sequence[int]) -> None:
+        rank = len(sizes)
+        self.size_sliders, self.padding_sliders, self.broadcast_boxes = [], [], []
+        rows = []
+        for i, n in enumerate(sizes):
+            letter = _LETTERS[rank][i]
+            size = w.IntSlider(value=n, min=1, max=max(self._max_size, n), description="size")
+            size.add_class("stridelab-size")
+            pad = w.IntSlider(value=0, min=0, max=self._max_padding, description="padding")
+            pad.add_class("stridelab-padding")
+            flag = w.Checkbox(value=False, description="broadcast", indent=False)
+            for control in (size, pad, flag):
+                control.observe(self._changed, "value")
+            self.size_sliders.append(size)
+            self.padding_sliders.append(pad)
+            self.broadcast_boxes.append(flag)
+            rows.append(w.HBox([w.Label(f"{letter} (dim {i})", layout=w.Layout(width="70px")), size, pad, flag]))
+        self._rows.children = rows
+
+    def _set_layout_options(self, value: str) -> None:
+        options = [*layout_choices(self._rank.value), CUSTOM]
+        self._layout.options = options
+        self._layout.value = value if value in options else options[0]
+
+    def configure(
+        self,
+        *,
+        sizes: Sequence[int] | None = None,
+        layout: str | None = None,
+        data_type: str | None = None,
+        broadcast: Sequence[bool] | None = None,
+        padding: Mapping[str | int, int] | None = None,
+        strides: Sequence[int] | None = None,
+    ) -> None:
+        """Set some controls at once (one redraw). ``padding`` maps a dimension letter or index to
+        padding elements; ``strides`` switches the layout to custom strides."""
+        self._busy = True
+        try:
+            if sizes is not None:
+                sizes = tuple(sizes)
+                if len(sizes) != self._rank.value:
+                    self._rank.value = len(sizes)
+                    self._build_rows(sizes)
+                    self._set_layout_options(self._layout.value)
+                for slider, n in zip(self.size_sliders, sizes):
+                    slider.max = max(slider.max, n)
+                    slider.value = n
+            if data_type is not None:
+                self._data_type.value = data_type
+            if layout is not None:
+                self._layout.value = layout
+            if broadcast is not None:
+                for box, flag in zip(self.broadcast_boxes, broadcast):
+                    box.value = bool(flag)
+            for key, extra in (padding or {}).items():
+                index = _LETTERS[self._rank.value].index(key.upper()) if isinstance(key, str) else int(key)
+                self.padding_sliders[index].value = extra
+            if strides is not None:
+                self._layout.value = CUSTOM
+                self._strides.value = ", ".join(str(s) for s in strides)
+        finally:
+            self._busy = False
+        self._update()
+
+    def _rank_changed(self, change: dict) -> None:
+        if self._busy:
+            return
+        old = [s.value for s in self.size_sliders]
+        rank = change["new"]
+        sizes = ([1] * rank + old)[-rank:] if rank > len(old) else old[-rank:]
+        self._busy = True
+        try:
+            self._build_rows(sizes)
+            self._set_layout_options(self._layout.value)
+        finally:
+            self._busy = False
+        self._update()
+
+    def _changed(self, change: dict) -> None:
+        if not self._busy:
+            self._update()
+
+    # -- the description the controls describe ---------------------------------------------------
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(s.value for s in self.size_sliders)
+
+    def _describe(self) -> TensorDesc:
+        sizes, layout = self.sizes, self._layout.value
+        custom = layout == CUSTOM
+        for control in (*self.padding_sliders, *self.broadcast_boxes):
+            control.disabled = custom
+        self._strides.disabled = not custom
+        if custom:
+            return TensorDesc(self._data_type.value, sizes, _parse_ints(self._strides.value, "strides"))
+        letters = _LETTERS[len(sizes)]
+        padding = {letters[i]: s.value for i, s in enumerate(self.padding_sliders) if s.value}
+        broadcast = [b.value for b in self.broadcast_boxes]
+        return TensorDesc(self._data_type.value, sizes, layout_strides(layout, sizes, broadcast, padding))
+
+    def _update(self) -> None:
+        try:
+            desc = self._describe()
+        except (LayoutError, TypeError) as error:
+            self.desc, self.error = None, str(error)
+            self._status.value = (
+                f'<div class="stridelab-error" style="{_ERROR_STYLE}">not drawn: {escape(str(error))}</div>'
+            )
+            self.view.add_class("stridelab-stale")
+            return
+        self.desc, self.error = desc, None
+        if self._layout.value != CUSTOM:
+            self._busy = True
+            self._strides.value = ", ".join(map(str, desc.strides))
+            self._busy = False
+        self._status.value = (
+            f'<code class="stridelab-desc">{escape(repr(desc))}</code> · '
+            f"calc_buffer_tensor_size = {desc.required_size} bytes"
+        )
+        self.view.remove_class("stridelab-stale")
+        self.view.source = desc
+
+    # -- display ----------------------------------------------------------------------------------
+    def to_svg(self) -> str:
+        """The static picture of the current description (or of why there is none)."""
+        if self.desc is None:
+            return f'<div class="stridelab-error" style="{_ERROR_STYLE}">not drawn: {escape(self.error or "")}</div>'
+        return render_svg(self.desc, max_cells=STATIC_MAX_CELLS)
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.to_svg()
+        return bundle
+
+    def __repr__(self) -> str:
+        if self.desc is None:
+            return f"LayoutExplorer(error={self.error!r})"
+        return f"LayoutExplorer({self.desc!r})"
+
+
+def explore(
+    sizes: Sequence[int] = (1, 3, 2, 2),
+    layout: str = "NCHW",
+    *,
+    data_type: str = "FLOAT32",
+    broadcast: Sequence[bool] | None = None,
+    padding: Mapping[str | int, int] | None = None,
+    strides: Sequence[int] | None = None,
+    max_size: int = 16,
+    max_cells: int = 512,
+) -> LayoutExplorer:
+    """A layout explorer: controls for a description and its live memory map.
+
+    Controls: the number of dimensions, the data type, the layout (every memory order of the
+    dimension letters, NCHW and NHWC first, or custom strides typed in), and per dimension its
+    size, padding after it and whether it is broadcast. The map, the strides and the buffer size
+    follow the controls; a combination that describes no valid tensor shows the error inline.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Initial sizes, 1 to 5 dimensions, in canonical (N, C, D, H, W) order.
+    layout : str
+        Initial memory order, outermost first (e.g. "NHWC", "WH").
+    data_type, broadcast, padding, strides
+        Initial data type, broadcast flags, padding per dimension (letter or index -> elements),
+        or custom strides (which switch the layout to custom).
+    max_size, max_cells
+        Largest size the sliders offer; most cells the map draws.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> e = sl.explore((2, 3), "HW", padding={"W": 2})
+    >>> e.desc.strides
+    (5, 1)
+    >>> e.configure(padding={"H": 1})          # padding after the outermost dimension
+    >>> e.error.split(";")[0]
+    "padding['H'] = 1 follows the outermost dimension, which changes no stride"
+    """
+    return LayoutExplorer(
+        sizes,
+        layout,
+        data_type=data_type,
+        broadcast=broadcast,
+        padding=padding,
+        strides=strides,
+        max_size=max_size,
+        max_cells=max_cells,
+    )

@@ -1,0 +1,163 @@
+"""MemoryMapView: one memory map, live; pointing at a cell lights its slot and vice versa."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..desc import TensorDesc
+from ..errors import LayoutError
+from ..memmap import MemoryMap, SlotKind
+from ..render.scene import Scene, build_scene
+from ..render.svg import KIND_NAMES, render_svg
+from ..tensor import StridedTensor
+from ._panels import MapWidget
+
+__all__ = ["MemoryMapView"]
+
+#: Logical cells (and slots) a live view draws at most by default.
+VIEW_MAX_CELLS = 1024
+#: Cells (and slots) of the static SVG that goes with every live view.
+STATIC_MAX_CELLS = 64
+
+
+def as_source(obj: Any) -> TensorDesc | MemoryMap | StridedTensor:
+    """A description, map or strided tensor as it is; a numpy or cupy array as a strided tensor."""
+    if isinstance(obj, (TensorDesc, MemoryMap, StridedTensor)):
+        return obj
+    if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
+        return StridedTensor.from_array(obj)
+    raise TypeError(f"expected a TensorDesc, MemoryMap, StridedTensor or array, not {type(obj).__name__}")
+
+
+def desc_of(source: TensorDesc | MemoryMap | StridedTensor) -> TensorDesc:
+    return source if isinstance(source, TensorDesc) else source.desc
+
+
+class MemoryMapView(MapWidget):
+    """A live memory map: the logical view beside the physical buffer, linked.
+
+    Hovering a logical cell lights its slot and every other cell stored there (a broadcast slot
+    lights several); hovering a slot lights its cells; clicking selects (``selection``). A strided
+    tensor or array shows its values. More than ``max_cells`` cells are windowed, and the view
+    says so, so a million-element tensor neither freezes the browser nor fills the notebook.
+
+    Parameters
+    ----------
+    source : TensorDesc, MemoryMap, StridedTensor or array
+    max_cells : int
+        The most logical cells (and slots) drawn.
+    columns : int
+        Slots per row of the buffer strip.
+    start : tuple of int, optional
+        First corner of the window over a large tensor.
+    colour_by : int, optional
+        Dimension whose index picks the fill colour.
+    name : str
+        A caption above the drawing.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3), (0, 1)))
+    >>> view.select((1, 2))
+    >>> view.selection["elements"]
+    [(0, 2), (1, 2)]
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        max_cells: int = VIEW_MAX_CELLS,
+        columns: int = 16,
+        start: tuple[int, ...] | None = None,
+        colour_by: int | None = None,
+        name: str = "",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._options = {"max_cells": max_cells, "columns": columns, "start": start, "colour_by": colour_by}
+        self._name = name
+        self._source: Any = None
+        self._scene: Scene | None = None
+        self.source = source
+
+    @property
+    def source(self) -> TensorDesc | MemoryMap | StridedTensor:
+        """What the view draws; setting it redraws."""
+        return self._source
+
+    @source.setter
+    def source(self, value: Any) -> None:
+        source = as_source(value)
+        scene = build_scene(source, **self._options)
+        self._source, self._scene = source, scene
+        self.show([scene], [self._name])
+
+    @property
+    def desc(self) -> TensorDesc:
+        return self._scene.desc
+
+    @property
+    def scene(self) -> Scene:
+        """The laid-out drawing (positions, labels, what was left out)."""
+        return self._scene
+
+    @property
+    def start(self) -> tuple[int, ...] | None:
+        return self._options["start"]
+
+    @start.setter
+    def start(self, value: tuple[int, ...] | None) -> None:
+        """Move the window over a large tensor."""
+        self._options["start"] = None if value is None else tuple(value)
+        self.source = self._source
+
+    def _memory_map(self) -> MemoryMap:
+        source = self._source
+        return source if isinstance(source, MemoryMap) else source.memory_map()
+
+    def select(self, coords: Any = None, *, slot: int | None = None) -> None:
+        """Select the slot of the element at logical ``coords``, or ``slot`` (an element offset);
+        ``select()`` clears the selection."""
+        if coords is not None and slot is not None:
+            raise TypeError("select() takes coords or slot=, not both")
+        if coords is not None:
+            slot = self.desc.offset_of(coords)
+        if slot is None:
+            self.selected = {}
+            return
+        if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)):
+            raise TypeError(f"slot must be an integer element offset, not {type(slot).__name__}")
+        if not 0 <= slot < self.desc.slot_count:
+            raise LayoutError(f"slot = {slot} is out of range for a buffer of {self.desc.slot_count} slots")
+        self.selected = {"panel": 0, "slot": int(slot)}
+
+    @property
+    def selection(self) -> dict | None:
+        """The selected slot: its offsets, kind, label and every element stored there; or None."""
+        if not self.selected:
+            return None
+        slot = int(self.selected["slot"])
+        m = self._memory_map()
+        kind = int(m.slot_kinds[slot])
+        label = "x" if kind == SlotKind.PADDING else "." if kind == SlotKind.ALIGNMENT else None
+        drawn = np.flatnonzero(self._scene.slot_offsets == slot)
+        if drawn.size:
+            label = self._scene.slot_labels[int(drawn[0])]
+        return {
+            "slot": slot,
+            "byte": slot * self.desc.element_size,
+            "kind": KIND_NAMES[kind],
+            "label": label,
+            "elements": m.elements_at(slot),
+        }
+
+    def to_svg(self) -> str:
+        options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
+        return render_svg(self._source, **options)
+
+    def __repr__(self) -> str:
+        return f"MemoryMapView({self._source!r})"

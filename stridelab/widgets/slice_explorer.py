@@ -1,0 +1,177 @@
+"""SliceExplorer: DML_SLICE1's input window drawn over the input, the copy order, the output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as w
+import numpy as np
+
+from ..desc import TensorDesc
+from ..errors import LayoutError
+from ..tensor import StridedTensor
+from ._operator import OperatorExplorer, as_tensor, host_array
+
+__all__ = ["SliceExplorer", "max_copied_elements"]
+
+
+def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[int]) -> list[int]:
+    """``1 + (size - 1) // |stride|`` per dimension: the most elements a window yields."""
+    return [1 + (n - 1) // abs(s) for n, s in zip(window_sizes, window_strides)]
+
+
+def _index_tensor(t: StridedTensor) -> StridedTensor:
+    """A tensor over ``t``'s layout whose every slot holds the row-major index of the first
+    logical element stored there: slicing it with the real operator tells where each output
+    element came from."""
+    desc = TensorDesc("INT32", t.desc.sizes, t.desc.strides)
+    flat = desc.memory_map().offsets.ravel()
+    occupied, first = np.unique(flat, return_index=True)
+    buffer = np.full(desc.last_offset + 1, -1, dtype=np.int32)
+    buffer[occupied] = first
+    return StridedTensor(desc, t.xp.asarray(buffer))
+
+
+def _int_list(field: str, values: Any, rank: int) -> list[int]:
+    values = [int(v) for v in values]
+    if len(values) != rank:
+        raise LayoutError(f"{field} {values} has {len(values)} entries but the input has {rank} dimensions")
+    return values
+
+
+class _Fixed:
+    """The window parameter of a size-1 dimension: a value, no control."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+class SliceExplorer(OperatorExplorer):
+    """Run :func:`stridelab.slice1` on ``x`` under controls for the window, and show the result.
+
+    Per dimension, sliders set the window offset, size and (signed) stride (size-1 dimensions,
+    which have one window, get none: ``offset_sliders[i]`` and its kin then hold just a
+    ``value``). The input map
+    outlines the window, dims what lies outside it and numbers the copied elements in copy order
+    (the output's row-major order); the output map is beside it, and pointing at an output cell
+    lights the input element and slot it came from. The status line gives ``MaxCopiedElements``;
+    a window the operator refuses is explained inline. The operator runs where ``x`` lives
+    (on the GPU for a cupy array).
+
+    Parameters
+    ----------
+    x : numpy or cupy array, or StridedTensor
+    window_offsets, window_sizes, window_strides : sequence of int, optional
+        Initial window (default: the whole input, stride 1).
+    max_cells : int
+        The most cells each map draws.
+
+    Examples
+    --------
+    >>> import numpy as np, stridelab as sl
+    >>> x = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    >>> e = sl.SliceExplorer(x, window_offsets=(0, 0, 0, 1), window_sizes=(1, 1, 4, 3),
+    ...                      window_strides=(1, 1, -2, 2))
+    >>> e.output.to_array().tolist()
+    [[[[14.0, 16.0], [6.0, 8.0]]]]
+    """
+
+    def __init__(
+        self,
+        x: Any,
+        window_offsets: Sequence[int] | None = None,
+        window_sizes: Sequence[int] | None = None,
+        window_strides: Sequence[int] | None = None,
+        *,
+        max_cells: int = 256,
+    ) -> None:
+        sizes = as_tensor(x).desc.sizes
+        rank = len(sizes)
+        offsets = _int_list("window_offsets", window_offsets if window_offsets is not None else [0] * rank, rank)
+        extents = _int_list("window_sizes", window_sizes if window_sizes is not None else sizes, rank)
+        steps = _int_list("window_strides", window_strides if window_strides is not None else [1] * rank, rank)
+        self.offset_sliders, self.size_sliders, self.stride_sliders = [], [], []
+        rows, fixed = [], []
+        for i, n in enumerate(sizes):
+            if n == 1 and offsets[i] == 0 and extents[i] == 1 and steps[i] != 0:
+                # a size-1 dimension has one valid window: no sliders (fewer widgets to store)
+                self.offset_sliders.append(_Fixed(0))
+                self.size_sliders.append(_Fixed(1))
+                self.stride_sliders.append(_Fixed(steps[i]))
+                fixed.append(i)
+                continue
+            offset = w.IntSlider(value=offsets[i], min=0, max=max(n - 1, offsets[i]), description="offset")
+            size = w.IntSlider(value=extents[i], min=1, max=max(n, extents[i]), description="size")
+            stride = w.IntSlider(value=steps[i], min=min(-n, steps[i]), max=max(n, steps[i]), description="stride")
+            for slider, cls in ((offset, "offset"), (size, "size"), (stride, "stride")):
+                slider.add_class(f"stridelab-window-{cls}")
+                slider.observe(self._update, "value")
+            self.offset_sliders.append(offset)
+            self.size_sliders.append(size)
+            self.stride_sliders.append(stride)
+            rows.append(w.HBox([w.Label(f"dim {i} (size {n})", layout=w.Layout(width="100px")), offset, size, stride]))
+        if fixed:
+            names = ", ".join(map(str, fixed))
+            rows.insert(0, w.Label(f"dim {names} (size 1): window offset 0, size 1"))
+        self._start(x, rows, max_cells)
+
+    @property
+    def window_offsets(self) -> tuple[int, ...]:
+        return tuple(s.value for s in self.offset_sliders)
+
+    @property
+    def window_sizes(self) -> tuple[int, ...]:
+        return tuple(s.value for s in self.size_sliders)
+
+    @property
+    def window_strides(self) -> tuple[int, ...]:
+        return tuple(s.value for s in self.stride_sliders)
+
+    def _call(self) -> str:
+        return (
+            f"sl.slice1(x, window_offsets={list(self.window_offsets)}, window_sizes={list(self.window_sizes)}, "
+            f"window_strides={list(self.window_strides)})"
+        )
+
+    def _run(self) -> str:
+        from .. import slice1
+
+        window = (self.window_offsets, self.window_sizes, self.window_strides)
+        output = as_tensor(slice1(self.x, *window))
+        source = host_array(as_tensor(slice1(_index_tensor(self.input), *window))).ravel()
+        self.output = output
+        self._draw(source)
+        limits = max_copied_elements(self.window_sizes, self.window_strides)
+        return (
+            f"MaxCopiedElements {limits} · output sizes {list(output.desc.sizes)} · "
+            f"{source.size} of {self.input.desc.element_count} elements copied"
+        )
+
+    def _draw(self, source: np.ndarray) -> None:
+        """Both maps; input cells keyed and numbered by the output element they are copied to."""
+        scene_in, scene_out = self.scene(self.input), self.scene(self.output)
+        copied_to = np.full(self.input.desc.element_count, -1, dtype=np.int64)
+        copied_to[source] = np.arange(source.size)
+        keys_in = copied_to[scene_in.cell_index]
+        badges = [str(k) if k >= 0 else "" for k in keys_in.tolist()]
+        self.view.show([scene_in, scene_out], ["input", "output"], [keys_in, None], [badges, None])
+        coords = scene_in.cell_coords
+        lo, hi = np.asarray(self.window_offsets), np.asarray(self.window_offsets) + np.asarray(self.window_sizes)
+        inside = np.all((coords >= lo) & (coords < hi), axis=1)
+        read = np.unique(scene_in.cell_slot[keys_in >= 0])
+        self.view.marks = [
+            {
+                "cells": {"window": np.flatnonzero(inside).tolist(), "outside": np.flatnonzero(~inside).tolist()},
+                "slots": {"read": read.tolist()},
+            },
+            {"cells": {}, "slots": {"written": np.unique(scene_out.cell_slot).tolist()}},
+        ]
+
+    def __repr__(self) -> str:
+        return (
+            f"SliceExplorer({self.input.desc!r}, window_offsets={self.window_offsets}, "
+            f"window_sizes={self.window_sizes}, window_strides={self.window_strides})"
+        )
