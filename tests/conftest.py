@@ -21,6 +21,9 @@ def _cupy_usable() -> bool:
 
 CUPY_USABLE = _cupy_usable()
 
+# Opened by tests/test_browser.py in a real browser; not a notebook for nbval to compare.
+collect_ignore_glob = ["browser/*.ipynb"]
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if CUPY_USABLE:

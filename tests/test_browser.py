@@ -141,17 +141,22 @@ def test_map_is_drawn_linked_and_redrawn(page):
     view = page.locator(".stridelab-widget").first
     explorer = page.locator(".stridelab-explorer")
 
-    # drawn: 15 cells and 15 slots of the page's NHWC {1, 1, 3, 5} example
-    expect(view.locator("g.cell")).to_have_count(15, timeout=20_000)
-    expect(view.locator("g.slot")).to_have_count(15)
+    # drawn: 12 cells and 12 slots of an NHWC {1, 2, 2, 3} tensor (strides {12, 1, 6, 2})
+    expect(view.locator("g.cell")).to_have_count(12, timeout=20_000)
+    expect(view.locator("g.slot")).to_have_count(12)
     expect(explorer.locator("g.cell")).to_have_count(6, timeout=20_000)
-
-    # hovering the cell at (0, 0, 2, 1) lights slot 11, and nothing else
-    view.locator('g.cell[data-coords="0,0,2,1"]').hover()
     lit = re.compile(r"\bhl\b")
-    expect(view.locator('g.slot[data-slot="11"]')).to_have_class(lit)
+
+    # a slot lights its cell: slot 4 holds (0, 0, 0, 2), at 0*1 + 0*6 + 2*2 = 4
+    view.locator('g.slot[data-slot="4"]').hover()
+    expect(view.locator('g.cell[data-coords="0,0,0,2"]')).to_have_class(lit)
+    expect(view.locator("g.cell.hl")).to_have_count(1)
+
+    # a cell lights its slot: (0, 1, 0, 1), row-major index 7, lives at 1*1 + 0*6 + 1*2 = 3
+    view.locator('g.cell[data-coords="0,1,0,1"]').hover()
+    expect(view.locator('g.slot[data-slot="3"]')).to_have_class(lit)
     expect(view.locator("g.slot.hl")).to_have_count(1)
-    expect(view.locator(".stridelab-info")).to_contain_text("element 11, byte 44")
+    expect(view.locator(".stridelab-info")).to_contain_text("element 3, byte 12")
     page.screenshot(path=str(ARTIFACTS / "browser-hover.png"), full_page=True)
 
     # moving the W size slider redraws the explorer's map: 2 x 3 -> 2 x 4 cells
