@@ -14,7 +14,7 @@ from ..errors import LayoutError
 from ..render.scene import build_scene
 from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
-from ._panels import MapWidget
+from ._panels import MapWidget, StaticFallback
 
 __all__ = ["OperatorExplorer", "as_tensor", "host_array"]
 
@@ -38,7 +38,7 @@ def host_array(t: StridedTensor) -> np.ndarray:
     return a.get() if t.on_gpu else np.asarray(a)
 
 
-class OperatorExplorer(w.VBox):
+class OperatorExplorer(StaticFallback, w.VBox):
     """Controls, a status line, the call being made, and the input and output maps side by side.
 
     Subclasses build their controls, then call :meth:`_start`; :meth:`_run` runs the operator and
@@ -86,10 +86,3 @@ class OperatorExplorer(w.VBox):
             return f'<div class="stridelab-error" style="{ERROR_STYLE}">{escape(self.error or "")}</div>'
         scenes = [build_scene(t, max_cells=STATIC_MAX_CELLS) for t in (self.input, self.output)]
         return scenes_svg(scenes, ["input", "output"])
-
-    def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["text/plain"] = repr(self)
-        data["text/html"] = self.to_svg()
-        return bundle

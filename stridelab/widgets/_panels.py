@@ -30,7 +30,7 @@ from ..render.palette import (
 from ..render.scene import BYTE_DY, OFFSET_DY, Scene
 from ..render.svg import KIND_NAMES, scene_svg, scenes_svg, slot_fill
 
-__all__ = ["MapWidget", "panel_data"]
+__all__ = ["MapWidget", "StaticFallback", "panel_data"]
 
 _STATIC = Path(__file__).parent / "static"
 _STYLE = {
@@ -91,7 +91,23 @@ def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[s
     }
 
 
-class MapWidget(anywidget.AnyWidget):
+class StaticFallback:
+    """For widgets: display the live view with the static SVG (:meth:`to_svg`) as the HTML
+    fallback, shown where widgets cannot run and compared by nbval, and the deterministic repr as
+    text."""
+
+    def to_svg(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.to_svg()
+        return bundle
+
+
+class MapWidget(StaticFallback, anywidget.AnyWidget):
     """Base of the map widgets: one or more panels drawn side by side, linked on hover.
 
     Traits
@@ -138,13 +154,6 @@ class MapWidget(anywidget.AnyWidget):
         if len(scenes) == 1 and not self._names[0]:
             return scene_svg(scenes[0])
         return scenes_svg(scenes, self._names) if scenes else ""
-
-    def _repr_mimebundle_(self, **kwargs: Any):
-        """The live view, with the static SVG as the HTML fallback (shown where widgets cannot
-        run, and compared by nbval) and the deterministic repr as text."""
-        data, metadata = super()._repr_mimebundle_(**kwargs)
-        data["text/html"] = self.to_svg()
-        return data, metadata
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

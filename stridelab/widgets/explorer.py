@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
 
 import ipywidgets as w
 
@@ -13,6 +12,7 @@ from ..dtypes import DATA_TYPES
 from ..errors import LayoutError
 from ..render.summary import DIMENSION_LETTERS, layout_names
 from ..render.svg import render_svg
+from ._panels import StaticFallback
 from .memory_map_view import STATIC_MAX_CELLS, MemoryMapView
 
 __all__ = ["CUSTOM", "LayoutExplorer", "explore"]
@@ -35,7 +35,7 @@ def _parse_ints(text: str, field: str) -> tuple[int, ...]:
         raise LayoutError(f"{field} {text!r} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
 
 
-class LayoutExplorer(w.VBox):
+class LayoutExplorer(StaticFallback, w.VBox):
     """Controls for a tensor description beside its live memory map. See :func:`explore`.
 
     The current choice is in ``desc`` (None while the controls describe no valid tensor, with the
@@ -212,13 +212,6 @@ class LayoutExplorer(w.VBox):
         if self.desc is None:
             return f'<div class="stridelab-error" style="{_ERROR_STYLE}">not drawn: {escape(self.error or "")}</div>'
         return render_svg(self.desc, max_cells=STATIC_MAX_CELLS)
-
-    def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["text/plain"] = repr(self)
-        data["text/html"] = self.to_svg()
-        return bundle
 
     def __repr__(self) -> str:
         if self.desc is None:
