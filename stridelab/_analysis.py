@@ -24,8 +24,9 @@ from .errors import LayoutError
 
 __all__ = ["ENUMERATION_LIMIT", "LayoutFacts", "analyze", "logical_offsets"]
 
-#: The most elements :func:`analyze` enumerates for a description whose strides do not nest.
-ENUMERATION_LIMIT = 1 << 24
+#: The most elements :func:`analyze` enumerates for a description whose strides do not nest: the
+#: memory-map budget (:data:`stridelab.memmap.DEFAULT_LIMIT`), a fraction of a second of work.
+ENUMERATION_LIMIT = 4_000_000
 
 _INT64_SAFE = 1 << 62
 
@@ -56,6 +57,8 @@ def logical_offsets(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray:
     dtype = np.int64 if last < _INT64_SAFE else object
     offsets = np.zeros((1,) * len(sizes), dtype=dtype)
     for axis, (n, s) in enumerate(zip(sizes, strides)):
+        if n == 1:  # moves nothing, whatever its stride (which may not even fit in int64)
+            continue
         shape = [1] * len(sizes)
         shape[axis] = n
         offsets = offsets + (np.arange(n, dtype=np.int64).astype(dtype) * s).reshape(shape)
@@ -74,13 +77,14 @@ def analyze(sizes: Sequence[int], strides: Sequence[int]) -> LayoutFacts:
     else:
         return LayoutFacts(count, True)
     last = sum((n - 1) * s for s, n in dims)
-    if count > ENUMERATION_LIMIT:
-        if count > last + 1:
+    if count > last + 1:  # pigeonhole: more elements than offsets, so some share one
+        if count > ENUMERATION_LIMIT:
             return LayoutFacts(None, False)
+    elif count > ENUMERATION_LIMIT:
         raise LayoutError(
             f"strides {list(strides)} with sizes {list(sizes)} do not nest, and deciding whether they overlap "
             f"would enumerate {count} elements (limit {ENUMERATION_LIMIT})"
         )
-    offsets = logical_offsets([n for _, n in dims], [s for s, _ in dims])
-    distinct = int(np.unique(offsets.ravel()).size)
+    offsets = np.sort(logical_offsets([n for _, n in dims], [s for s, _ in dims]), axis=None)
+    distinct = 1 + int(np.count_nonzero(offsets[1:] != offsets[:-1]))
     return LayoutFacts(distinct, distinct == count)

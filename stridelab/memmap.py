@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ._analysis import logical_offsets
+from ._analysis import ENUMERATION_LIMIT, logical_offsets
 from .desc import TensorDesc
 from .errors import LayoutError
 
 __all__ = ["DEFAULT_LIMIT", "MemoryMap", "SlotKind", "element_label"]
 
 #: The most logical elements, and the most physical slots, a memory map is built for by default.
-DEFAULT_LIMIT = 4_000_000
+DEFAULT_LIMIT = ENUMERATION_LIMIT
 
 
 class SlotKind:
@@ -137,10 +137,11 @@ class MemoryMap:
             for slot, value in zip(slots.tolist(), self.values[slots].tolist()):
                 labels[slot] = str(value)
             return labels
-        flat = self.offsets.ravel()
-        _, first = np.unique(flat, return_index=True)
-        for rank, index in enumerate(np.sort(first).tolist()):
-            labels[int(flat[index])] = element_label(rank)
+        # each occupied slot's first element in row-major order (the sort by offset is stable)
+        slots = np.flatnonzero(occupied)
+        first = self._order[self._starts[slots]]
+        for rank, slot in enumerate(slots[np.argsort(first)].tolist()):
+            labels[slot] = element_label(rank)
         return labels
 
     def element_labels(self) -> np.ndarray:
