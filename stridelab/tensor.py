@@ -109,9 +109,8 @@ class StridedTensor:
         """A strided array view of the logical tensor over the buffer (no copy). Read-only for
         numpy where elements share slots, since writes through it would collide."""
         itemsize = self.buffer.itemsize
-        view = self.xp.lib.stride_tricks.as_strided(
-            self.buffer, shape=self.desc.sizes, strides=tuple(s * itemsize for s in self.desc.strides)
-        )
+        byte_strides = tuple(0 if n == 1 else s * itemsize for n, s in zip(self.desc.sizes, self.desc.strides))
+        view = self.xp.lib.stride_tricks.as_strided(self.buffer, shape=self.desc.sizes, strides=byte_strides)
         if isinstance(view, np.ndarray) and (self.desc.is_broadcast or self.desc.is_overlapping):
             view.flags.writeable = False
         return view
