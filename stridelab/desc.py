@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from . import _analysis
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
@@ -47,6 +49,30 @@ def _int_tuple(field: str, values: Any) -> tuple[int, ...]:
         except TypeError:
             raise TypeError(f"{field}[{i}] must be an integer, not {type(v).__name__} ({v!r})") from None
     return tuple(result)
+
+
+def _int_value(field: str, value: Any) -> int:
+    """``value`` as a Python int; TypeError naming ``field`` for bools, floats and the like."""
+    if isinstance(value, bool):
+        raise TypeError(f"{field} must be an integer, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{field} must be an integer, not {type(value).__name__} ({value!r})") from None
+
+
+def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
+    """One bool (or numpy bool) per dimension; TypeError for strings, numbers and the like."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{field} must be a sequence of bools, one per dimension, not {type(values).__name__}")
+    flags = []
+    for i, v in enumerate(values):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{field}[{i}] must be a bool, not {type(v).__name__} ({v!r})")
+        flags.append(bool(v))
+    if len(flags) != rank:
+        raise LayoutError(f"{field} has {len(flags)} entries but sizes has {rank}; give one per dimension")
+    return tuple(flags)
 
 
 def _check_sizes(sizes: Any) -> tuple[int, ...]:
@@ -155,10 +181,11 @@ def _memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
 def _dimension_index(key: str | int, layout: str | Sequence[int], rank: int, field: str) -> int:
     """The canonical index of a dimension named by letter (for letter layouts) or by index."""
     if isinstance(key, str):
-        if not isinstance(layout, str) or key.upper() not in layout.upper():
-            raise LayoutError(f"{field} key {key!r} is not a dimension of layout {layout!r}")
-        return sorted(layout.upper(), key=_CANONICAL_LETTERS.index).index(key.upper())
-    index = operator.index(key)
+        letter = key.upper()
+        if not isinstance(layout, str) or len(letter) != 1 or letter not in layout.upper():
+            raise LayoutError(f"{field} key {key!r} is not a dimension letter of layout {layout!r}")
+        return sorted(layout.upper(), key=_CANONICAL_LETTERS.index).index(letter)
+    index = _int_value(f"{field} key", key)
     if not 0 <= index < rank:
         raise LayoutError(f"{field} key {index} is not a dimension index in 0..{rank - 1}")
     return index
@@ -187,13 +214,13 @@ def layout_strides(
     sizes = _check_sizes(sizes)
     rank = len(sizes)
     order = _memory_order(layout, rank)
-    flags = (False,) * rank if broadcast is None else tuple(bool(b) for b in broadcast)
-    if len(flags) != rank:
-        raise LayoutError(f"broadcast has {len(flags)} entries but sizes {list(sizes)} has {rank}")
+    flags = (False,) * rank if broadcast is None else _bool_tuple("broadcast", broadcast, rank)
     pad = [0] * rank
+    if padding is not None and not isinstance(padding, Mapping):
+        raise TypeError(f"padding must be a mapping of dimension to element count, not {type(padding).__name__}")
     for key, extra in (padding or {}).items():
         index = _dimension_index(key, layout, rank, "padding")
-        extra = operator.index(extra)
+        extra = _int_value(f"padding[{key!r}]", extra)
         if extra < 0:
             raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
         if extra and index == order[0]:
@@ -235,7 +262,7 @@ class TensorDesc:
         strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
         required = calc_buffer_tensor_size(dtype, sizes, strides)
         if total_tensor_size_in_bytes is not None:
-            total = operator.index(total_tensor_size_in_bytes)
+            total = _int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
             if total < required:
                 raise LayoutError(
                     f"total_tensor_size_in_bytes = {total} is smaller than the {required} bytes that "

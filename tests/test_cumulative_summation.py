@@ -247,8 +247,9 @@ def test_unknown_direction(xp, no_work):
     )
 
 
-def test_exclusive_must_be_a_bool(xp, no_work):
-    refused(lambda: sl.cumulative_summation(page_tensor(xp), 3, exclusive="no"), "exclusive", error=TypeError)
+@pytest.mark.parametrize("flag", ["no", 1.0, 1, None])
+def test_exclusive_must_be_a_bool(xp, no_work, flag):
+    refused(lambda: sl.cumulative_summation(page_tensor(xp), 3, exclusive=flag), "exclusive", error=TypeError)
 
 
 def _out(xp, data_type="FLOAT32", sizes=(1, 1, 3, 4), strides=None) -> sl.StridedTensor:
@@ -334,3 +335,15 @@ def test_inputs_on_two_devices(no_work):
         "x lives in numpy (CPU) but out lives in cupy (GPU)",
         error=TypeError,
     )
+
+
+def test_a_size_1_dimension_with_a_huge_stride_scans_and_views():
+    # the stride of a size-1 dimension moves nothing, even where it does not fit in 64 bits
+    desc = sl.TensorDesc("FLOAT32", (3, 1), (1, 10**20))
+    x = sl.StridedTensor(desc, np.array([1, 2, 3], np.float32))
+    assert x.to_array().tolist() == [[1.0], [2.0], [3.0]]
+    assert sl.cumulative_summation(x, 0).to_array().tolist() == [[1.0], [3.0], [6.0]]
+    assert sl.cumulative_summation(x, 1).to_array().tolist() == [[1.0], [2.0], [3.0]]
+    out = sl.StridedTensor(desc, np.zeros(3, np.float32))
+    sl.cumulative_summation(x, 0, out=out)
+    assert out.buffer.tolist() == [1.0, 3.0, 6.0]

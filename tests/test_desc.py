@@ -1,6 +1,7 @@
 """TensorDesc and the helper functions, checked against the numbers printed on the seed pages."""
 
 import json
+import time
 
 import pytest
 
@@ -140,15 +141,37 @@ def test_layout_strides_broadcast():
         ("HH", (2, 3), {}, "must name each of the dimension letters"),
         ("NCHW", (2, 3), {}, "names 4 dimensions but sizes has 2"),
         ((0, 0), (2, 3), {}, "must be a permutation of the dimension indices 0..1"),
-        ("HW", (2, 3), {"padding": {"C": 1}}, "padding key 'C' is not a dimension of layout 'HW'"),
+        ("HW", (2, 3), {"padding": {"C": 1}}, "padding key 'C' is not a dimension letter of layout 'HW'"),
         ("HW", (2, 3), {"padding": {"H": 1}}, "follows the outermost dimension, which changes no stride"),
         ("HW", (2, 3), {"padding": {"W": -1}}, "padding is a count of elements and must be 0 or more"),
-        ("HW", (2, 3), {"broadcast": (True,)}, "broadcast has 1 entries but sizes"),
+        ("HW", (2, 3), {"broadcast": (True,)}, "broadcast has 1 entries but sizes has 2"),
+        ("NHW", (1, 2, 3), {"padding": {"HW": 2}}, "padding key 'HW' is not a dimension letter of layout 'NHW'"),
+        ("HW", (2, 3), {"padding": {5: 2}}, "padding key 5 is not a dimension index in 0..1"),
     ],
 )
 def test_layout_strides_errors(layout, sizes, kwargs, message):
     with pytest.raises(LayoutError, match=message):
         layout_strides(layout, sizes, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"broadcast": "no"}, "broadcast must be a sequence of bools, one per dimension, not str"),
+        ({"broadcast": (1, 0)}, r"broadcast\[0\] must be a bool, not int"),
+        ({"padding": {"W": True}}, r"padding\['W'\] must be an integer, not bool"),
+        ({"padding": {"W": 2.0}}, r"padding\['W'\] must be an integer, not float"),
+        ({"padding": [("W", 2)]}, "padding must be a mapping of dimension to element count, not list"),
+    ],
+)
+def test_layout_strides_type_errors_name_the_field(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        layout_strides("HW", (2, 3), **kwargs)
+
+
+def test_calculate_strides_wants_bools_for_broadcast():
+    with pytest.raises(TypeError, match="broadcast must be a sequence of bools, one per dimension, not str"):
+        calculate_strides("NCHW", (1, 1, 2, 3), "nono")
 
 
 # -- TensorDesc ----------------------------------------------------------------------------------
@@ -179,6 +202,8 @@ def test_total_tensor_size_in_bytes():
         TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=28)
     with pytest.raises(LayoutError, match="total_tensor_size_in_bytes = 34 must be a multiple of 4"):
         TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=34)
+    with pytest.raises(TypeError, match=r"total_tensor_size_in_bytes must be an integer, not float \(40.0\)"):
+        TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=40.0)
 
 
 def test_descriptions_are_immutable_values():
@@ -254,6 +279,22 @@ def test_classification_at_sizes_no_enumeration_could_reach():
     assert nhwc.is_packed and not nhwc.is_padded
     overlapping = TensorDesc("UINT8", (2**20, 2**20), (1, 1))  # pigeonhole: 2**40 elements, 2**21 - 1 offsets
     assert overlapping.is_overlapping and not overlapping.is_packed
+
+
+def test_layouts_that_do_not_nest_are_classified_in_well_under_a_second():
+    start = time.perf_counter()
+    # 2**24 elements, more than offsets up to the last one: overlapping by counting alone
+    assert TensorDesc("FLOAT32", (4096, 4096), (4095, 1)).is_overlapping
+    # 4M elements at the enumeration limit, strides 2 and 2049 that do not nest: enumerated
+    d = TensorDesc("FLOAT32", (2000, 2000), (2049, 2))
+    assert (d.is_overlapping, d.is_padded) == (False, True)
+    assert time.perf_counter() - start < 3
+
+
+def test_a_size_1_dimension_may_have_any_stride():
+    d = TensorDesc("FLOAT32", (3, 1), (1, 10**20))
+    assert (d.last_offset, d.buffer_size, d.is_packed) == (2, 12, True)
+    assert d.memory_map().offsets.ravel().tolist() == [0, 1, 2]
 
 
 def test_undecidable_classification_is_refused_not_guessed():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from ..errors import LayoutError
 from ._common import (
     allocate_output,
@@ -86,7 +88,7 @@ def cumulative_summation(
     check_data_type(src, OPERATOR, SUPPORTED_DATA_TYPES)
     axis = _axis(axis, len(src.sizes))
     decreasing = _direction(direction)
-    if exclusive not in (True, False):
+    if not isinstance(exclusive, (bool, np.bool_)):
         raise TypeError(f"exclusive must be a bool, not {type(exclusive).__name__} ({exclusive!r})")
     if out is None:
         result, dst = allocate_output(src, src.sizes)
