@@ -83,6 +83,7 @@ class Table:
 
     def add(self, op, dtype, layout_in, layout_out, params, ms, traffic, cupy_ms=None, torch_ms=None):
         gbps = traffic / (ms * 1e-3) / 1e9
+        print(f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us", flush=True)
         self.rows.append(
             (op, dtype, layout_in, layout_out, params, ms, gbps, gbps / self.copy_gbps[dtype], cupy_ms, torch_ms)
         )

@@ -83,6 +83,8 @@ _plan_scan = functools.lru_cache(maxsize=2048)(plans.plan_scan)
 
 
 def _launch(launch: plans.Launch, device_id: int, pointers: tuple[int, ...]) -> None:
+    if len(pointers) != (4 if launch.carries else 2):  # the kernel would read its geometry from the wrong slot
+        raise RuntimeError(f"{launch.kernel} takes {4 if launch.carries else 2} pointers, not {len(pointers)}")
     kernel = _kernel(launch.kernel, device_id)
     geo = _geo_argument(launch.geo)
     kernel((launch.grid,), launch.block, (*pointers, geo[1]))
@@ -147,7 +149,7 @@ def _run_scan(plan: plans.ScanPlan, sp: int, dp: int, esize: int, device_id: int
     sp += plan.src_shift * esize
     dp += plan.dst_shift * esize
     if plan.first is None:
-        _launch(plan.launch, device_id, (sp, dp, 0, 0))
+        _launch(plan.launch, device_id, (sp, dp, 0, 0) if plan.launch.carries else (sp, dp))
         return
     import cupy
 

@@ -106,6 +106,12 @@ class Launch:
     block: tuple[int, int]
     geo: tuple[int, ...]
 
+    @property
+    def carries(self) -> bool:
+        """Whether the kernel takes the two chunk-total pointers (``partial``, ``carry_in``) after
+        ``src`` and ``dst``: the lines and columns scans do, the tiled scans and copies do not."""
+        return self.kernel.startswith(("sl_scan_lines", "sl_scan_cols"))
+
 
 @dataclass(frozen=True)
 class CopyPlan:
