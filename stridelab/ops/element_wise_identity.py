@@ -1,0 +1,56 @@
+"""ELEMENT_WISE_IDENTITY: copy a tensor between two layouts of the same sizes and data type.
+
+This is how DirectML converts NCHW to NHWC, packs a padded tensor or materialises a broadcast: the
+input and output descriptions differ only in their strides. The plan is one ``copy``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import StridedTensor
+from ._common import backend_for, check_output, output_view, read_input
+from ._plan import coalesce
+
+__all__ = ["element_wise_identity"]
+
+OPERATOR = "ELEMENT_WISE_IDENTITY"
+
+
+def element_wise_identity(x: Any, out: StridedTensor) -> StridedTensor:
+    """Copy every element of ``x`` into ``out``: ``out[c] = x[c]`` for every coordinate ``c``.
+
+    Parameters
+    ----------
+    x : StridedTensor or numpy.ndarray or cupy.ndarray
+        The input, read through its own strides (broadcast and overlapping inputs included). Any of
+        the eleven data types; 1 to 8 dimensions.
+    out : StridedTensor
+        The output: the same sizes and data type as ``x``, any strides whose elements do not share
+        slots. Padding slots are left untouched. It must not share memory with ``x``.
+
+    Returns
+    -------
+    StridedTensor
+        ``out``.
+
+    Raises :class:`~stridelab.LayoutError` (or TypeError for wrong types) before anything is
+    written.
+
+    Examples
+    --------
+    NCHW to NHWC: the same logical tensor, with the channels now innermost in the buffer.
+
+    >>> import numpy as np
+    >>> from stridelab import StridedTensor, TensorDesc, layout_strides
+    >>> x = np.arange(6, dtype=np.float32).reshape(1, 2, 1, 3)
+    >>> nhwc = TensorDesc("FLOAT32", (1, 2, 1, 3), layout_strides("NHWC", (1, 2, 1, 3)))
+    >>> out = element_wise_identity(x, StridedTensor.empty(nhwc))
+    >>> out.buffer.tolist()
+    [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    """
+    src = read_input(x)
+    check_output(out, src, OPERATOR, src.sizes)
+    source, dst, _ = coalesce(src.view(), output_view(out))
+    backend_for(dst.buffer).copy(source, dst)
+    return out

@@ -1,0 +1,146 @@
+"""SLICE1 (``DML_SLICE1_OPERATOR_DESC``): copy a strided window of the input, forwards or backwards.
+
+Following the page's pseudo-code literally::
+
+    CopyStart = InputWindowOffsets
+    for dimension i: if InputWindowStrides[i] < 0: CopyStart[i] += InputWindowSizes[i] - 1
+    OutputTensor[OutputCoordinates] = InputTensor[CopyStart + InputWindowStrides * OutputCoordinates]
+
+so a negative window stride starts at the *end of the window*, not at the last element the stride
+reaches. The plan is one ``copy`` from a view of the input whose offset is ``dot(CopyStart, input
+strides)`` and whose strides are ``window_strides[i] * input strides[i]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import LayoutError
+from ._common import (
+    allocate_output,
+    backend_for,
+    check_data_type,
+    check_output,
+    int_parameter,
+    output_view,
+    read_input,
+)
+from ._plan import BufferView, coalesce
+
+__all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
+
+OPERATOR = "SLICE1"
+
+#: The data types of the operator's DirectML tensor support table (feature level 3.0 and above).
+SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+
+
+def slice1(
+    x: Any,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    *,
+    output_sizes: Sequence[int] | None = None,
+    out: Any = None,
+) -> Any:
+    """Copy the window of ``x`` that DirectML's SLICE1 describes.
+
+    Parameters
+    ----------
+    x : StridedTensor or numpy.ndarray or cupy.ndarray
+        The input, read through its own strides. Data types FLOAT32, FLOAT16, INT32, INT16, INT8,
+        UINT32, UINT16, UINT8; 1 to 8 dimensions.
+    window_offsets, window_sizes : sequence of int
+        Where the window begins and how far it extends in each dimension: ``window_sizes[i] >= 1``
+        and ``window_offsets[i] + window_sizes[i] <= sizes[i]``.
+    window_strides : sequence of int
+        Signed, non-zero steps through the window; a negative one copies from the window's end
+        (``offset + size - 1``) backwards.
+    output_sizes : sequence of int, optional
+        How many elements to copy in each dimension, ``1 <= output_sizes[i] <= MaxCopiedElements[i]``
+        where ``MaxCopiedElements[i] = 1 + (window_sizes[i] - 1) // |window_strides[i]|``. Default:
+        ``out``'s sizes where ``out`` is given, else the largest valid output.
+    out : StridedTensor, optional
+        Where to write, with any non-sharing layout: padding slots are left untouched. It must not
+        share memory with ``x``.
+
+    Returns
+    -------
+    StridedTensor or numpy.ndarray or cupy.ndarray
+        ``out`` where given; else a new packed (row-major) array for an array input, or a
+        StridedTensor over a new packed buffer for a StridedTensor input.
+
+    Raises :class:`~stridelab.LayoutError` (or TypeError for wrong types) before anything is
+    allocated or written.
+
+    Examples
+    --------
+    Example 2 of the page: the window's rows are copied from its end (row 3) backwards.
+
+    >>> import numpy as np
+    >>> x = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    >>> slice1(x, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2)).tolist()
+    [[[[14.0, 16.0], [6.0, 8.0]]]]
+    """
+    src = read_input(x)
+    check_data_type(src, OPERATOR, SUPPORTED_DATA_TYPES)
+    rank = len(src.sizes)
+    offsets = int_parameter("window_offsets", window_offsets, rank)
+    sizes = int_parameter("window_sizes", window_sizes, rank)
+    strides = int_parameter("window_strides", window_strides, rank)
+    most = _check_window(src.sizes, offsets, sizes, strides)
+    field = "output_sizes"
+    if output_sizes is not None:
+        output_sizes = int_parameter("output_sizes", output_sizes, rank)
+    if out is not None:
+        check_output(out, src, OPERATOR, None)
+        if output_sizes is None:
+            output_sizes, field = out.desc.sizes, "out sizes"
+        elif output_sizes != out.desc.sizes:
+            raise LayoutError(f"output_sizes {list(output_sizes)} differ from out sizes {list(out.desc.sizes)}")
+    elif output_sizes is None:
+        output_sizes = most
+    for i, (n, m) in enumerate(zip(output_sizes, most)):
+        if not 1 <= n <= m:
+            raise LayoutError(
+                f"{field}[{i}] = {n} is outside 1..MaxCopiedElements[{i}] = {m}, where MaxCopiedElements[i] = "
+                "1 + (window_sizes[i] - 1) // |window_strides[i]|"
+            )
+
+    if out is None:
+        result, dst = allocate_output(src, output_sizes)
+    else:
+        result, dst = out, output_view(out)
+    start = (o + n - 1 if s < 0 else o for o, n, s in zip(offsets, sizes, strides))
+    source = BufferView(
+        src.buffer,
+        src.offset + sum(c * t for c, t in zip(start, src.strides)),
+        output_sizes,
+        tuple(s * t for s, t in zip(strides, src.strides)),
+    )
+    source, dst, _ = coalesce(source, dst)
+    backend_for(dst.buffer).copy(source, dst)
+    return result
+
+
+def _check_window(
+    input_sizes: tuple[int, ...], offsets: tuple[int, ...], sizes: tuple[int, ...], strides: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Check the window against the page's rules; return ``MaxCopiedElements`` per dimension."""
+    most = []
+    for i, (n, o, w, s) in enumerate(zip(input_sizes, offsets, sizes, strides)):
+        if s == 0:
+            raise LayoutError(f"window_strides[{i}] = 0: window strides may not be 0")
+        if w < 1:
+            raise LayoutError(f"window_sizes[{i}] = {w}: the window may not be empty (window sizes are at least 1)")
+        if o < 0:
+            raise LayoutError(f"window_offsets[{i}] = {o}: window offsets are unsigned (UINT), 0 or more")
+        if o + w > n:
+            raise LayoutError(
+                f"window_offsets[{i}] + window_sizes[{i}] = {o + w} exceeds input sizes[{i}] = {n}; "
+                "the window must lie inside the input (no out-of-bounds reads)"
+            )
+        most.append(1 + (w - 1) // abs(s))
+    return tuple(most)
