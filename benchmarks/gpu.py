@@ -71,6 +71,25 @@ def sector_bytes(view) -> int:
     return int(sectors) * 32
 
 
+def check_scan(result, x, axis: int) -> None:
+    """``result`` (logical view) is the running sum of ``x`` along ``axis`` within the float bound
+    of tests/test_gpu_backend.py, against a float64 sum."""
+    cupy = _cupy()
+    ref = cupy.cumsum(x.astype(cupy.float64), axis=axis)
+    terms = cupy.arange(1, x.shape[axis] + 1, dtype=cupy.float64).reshape([-1 if i == axis else 1 for i in range(4)])
+    bound = 2 * terms * 2.0**-24 * cupy.cumsum(cupy.abs(x.astype(cupy.float64)), axis=axis)
+    if result.dtype == cupy.float16:
+        bound += cupy.spacing(cupy.abs(ref).astype(cupy.float16)).astype(cupy.float64)
+    bad = int(cupy.count_nonzero(~(cupy.abs(result.astype(cupy.float64) - ref) <= bound)))
+    if bad:
+        raise AssertionError(f"{bad} values of the cumulative summation along axis {axis} are off")
+
+
+def check_equal(result, expected, what: str) -> None:
+    if not bool(_cupy().array_equal(result, expected)):
+        raise AssertionError(f"{what}: the result differs from CuPy's")
+
+
 def nhwc(base):
     """The logical NCHW view of a packed NHWC array."""
     return base.transpose(0, 3, 1, 2)
@@ -144,6 +163,7 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
 
     for layout_in, x, tx in (("NCHW", packed, tpacked), ("NHWC", nhwc(channels_last), tlast)):
         for axis in range(4):
+            check_scan(sl.cumulative_summation(x, axis), x, axis)
             ms = median_ms(lambda x=x, axis=axis: sl.cumulative_summation(x, axis), reps)
             cms = median_ms(lambda x=x, axis=axis: cupy.cumsum(x, axis=axis), reps)
             tms = median_ms(lambda tx=tx, axis=axis: torch.cumsum(tx, dim=axis), reps) if torch else None
@@ -151,6 +171,7 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
                 "cumulative_summation", name, layout_in, "NCHW (new)", f"axis {AXES[axis]}", ms, 2 * total, cms, tms
             )
         for axis in range(4):
+            check_scan(sl.cumulative_summation(x, axis, out=out_nhwc).view(), x, axis)
             ms = median_ms(lambda x=x, axis=axis: sl.cumulative_summation(x, axis, out=out_nhwc), reps)
             table.add("cumulative_summation", name, layout_in, "NHWC", f"axis {AXES[axis]}", ms, 2 * total)
 
@@ -162,6 +183,7 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
         def run(strides=strides):
             return sl.slice1(packed, (0, 0, 0, 0), SHAPE, strides)
 
+        check_equal(run(), view, f"slice1 {strides}")
         ms = median_ms(run, reps)
         cms = median_ms(lambda view=view: cupy.ascontiguousarray(view), reps)
         tms = None
@@ -179,6 +201,7 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
          (lambda: tlast.contiguous()) if torch else None),
     )  # fmt: skip
     for layout_in, x, out, layout_out, cupy_fn, torch_fn in cases:
+        check_equal(sl.element_wise_identity(x, out).view(), x, f"element_wise_identity {layout_in}")
         ms = median_ms(lambda x=x, out=out: sl.element_wise_identity(x, out), reps)
         cms = median_ms(cupy_fn, reps)
         tms = median_ms(torch_fn, reps) if torch_fn else None

@@ -49,10 +49,11 @@ def _backends():
 # ------------------------------------------------------------------------------------------ random views
 
 
-def _layout(rng: np.random.Generator, sizes: list[int], *, negative: bool, broadcast: bool):
+def _layout(rng: np.random.Generator, sizes: list[int], *, negative: bool, broadcast: bool, step: int = 1):
     """(offset, strides, buffer length): a random memory order (packed, NHWC-like or any
     permutation), random padding after some dimensions, optionally broadcast dimensions (stride 0)
-    and reversed dimensions (negative strides, as window strides make them)."""
+    and reversed dimensions (negative strides, as window strides make them). ``step`` > 1: padding
+    and offset in multiples of it, so that 16-byte vector paths are taken."""
     rank = len(sizes)
     order = list(range(rank))
     kind = rng.integers(4)
@@ -61,14 +62,14 @@ def _layout(rng: np.random.Generator, sizes: list[int], *, negative: bool, broad
     elif kind >= 2:
         order = list(rng.permutation(rank))
     strides = [0] * rank
-    step = 1
+    stride = 1
     for i in reversed(order):
-        strides[i] = step
-        pad = int(rng.choice([0, 1, 3])) if rng.random() < 0.3 else 0
-        step *= sizes[i] + pad
+        strides[i] = stride
+        pad = int(rng.choice([0, 1, 3])) * step if rng.random() < 0.3 else 0
+        stride *= sizes[i] + pad
     if broadcast:
         strides = [0 if rng.random() < 0.1 else s for s in strides]
-    offset = int(rng.choice([0, 0, 1, 2, 5, 8]))
+    offset = int(rng.choice([0, 0, 1, 2, 5, 8])) * step
     if negative:
         for i in range(rank):
             if strides[i] and rng.random() < 0.25:
@@ -76,6 +77,14 @@ def _layout(rng: np.random.Generator, sizes: list[int], *, negative: bool, broad
                 strides[i] = -strides[i]
     high = offset + sum((n - 1) * s for n, s in zip(sizes, strides) if s > 0)
     return offset, strides, high + 1 + int(rng.choice([0, 3]))
+
+
+def _aligned_sizes(rng: np.random.Generator) -> list[int]:
+    """Sizes of 3 to 5 dimensions, each a multiple of 8 (or 1): NCHW <-> NHWC pairs on vectors."""
+    sizes = [int(rng.choice([1, 8, 16, 24, 32, 64])) for _ in range(int(rng.integers(3, 6)))]
+    while np.prod(sizes) > 40000:
+        sizes[int(rng.integers(len(sizes)))] = 8
+    return sizes
 
 
 def _sizes(rng: np.random.Generator, max_elements: int = 6000) -> list[int]:
@@ -108,10 +117,10 @@ def _to_gpu(view: BufferView, buffer) -> BufferView:
     return BufferView(buffer, view.offset, view.sizes, view.strides)
 
 
-def _misalign(rng: np.random.Generator, host: np.ndarray):
+def _misalign(rng: np.random.Generator, host: np.ndarray, aligned: bool = False):
     """The buffer on the GPU, sometimes starting a few elements into a larger allocation, so that
     16-byte alignment of element 0 varies."""
-    lead = int(rng.choice([0, 0, 1, 3]))
+    lead = 0 if aligned else int(rng.choice([0, 0, 1, 3]))
     whole = cupy.empty(host.size + lead, dtype=host.dtype)
     gpu = whole[lead:]
     gpu.set(host)
@@ -153,31 +162,33 @@ def _compare(gpu: np.ndarray, cpu: np.ndarray, dst: BufferView, bound: np.ndarra
     assert not bad.any(), f"{bad.sum()} values beyond the bound, e.g. gpu {g[bad][:5]} cpu {c[bad][:5]}"
 
 
-def _copy_case(rng: np.random.Generator):
+def _copy_case(rng: np.random.Generator, aligned: bool = False):
     cupy_backend, numpy_backend = _backends()
-    sizes = _sizes(rng)
+    sizes = _aligned_sizes(rng) if aligned else _sizes(rng)
     dtype = data_type(str(rng.choice(DATA_TYPES))).numpy_dtype
-    src_layout = _layout(rng, sizes, negative=True, broadcast=True)
-    dst_layout = _layout(rng, sizes, negative=False, broadcast=False)
+    step = 8 if aligned else 1
+    src_layout = _layout(rng, sizes, negative=True, broadcast=not aligned, step=step)
+    dst_layout = _layout(rng, sizes, negative=False, broadcast=False, step=step)
     src_host = _values(rng, dtype, src_layout[2])
     dst_host = _values(rng, dtype, dst_layout[2])
     src, dst = _views(src_host, src_layout, dst_host.copy(), dst_layout, sizes)
-    gsrc, gdst = _misalign(rng, src_host), _misalign(rng, dst_host)
+    gsrc, gdst = _misalign(rng, src_host, aligned), _misalign(rng, dst_host, aligned)
     cupy_backend.copy(_to_gpu(src, gsrc), _to_gpu(dst, gdst))
     numpy_backend.copy(src, dst)
     _compare(gdst.get(), dst.buffer, dst, None, dtype)
 
 
-def _scan_case(rng: np.random.Generator):
+def _scan_case(rng: np.random.Generator, aligned: bool = False):
     cupy_backend, numpy_backend = _backends()
-    sizes = _sizes(rng)
+    sizes = _aligned_sizes(rng) if aligned else _sizes(rng)
+    step = 8 if aligned else 1
     name = str(rng.choice(SCAN_TYPES))
     dtype = data_type(name).numpy_dtype
     axis = int(rng.integers(len(sizes)))
     exclusive = bool(rng.random() < 0.5)
     in_place = bool(rng.random() < 0.2)
-    src_layout = _layout(rng, sizes, negative=False, broadcast=not in_place)
-    dst_layout = src_layout if in_place else _layout(rng, sizes, negative=False, broadcast=False)
+    src_layout = _layout(rng, sizes, negative=False, broadcast=not (in_place or aligned), step=step)
+    dst_layout = src_layout if in_place else _layout(rng, sizes, negative=False, broadcast=False, step=step)
     src_host = _values(rng, dtype, src_layout[2])
     dst_host = src_host if in_place else _values(rng, dtype, dst_layout[2])
     src, dst = _views(src_host.copy(), src_layout, dst_host.copy(), dst_layout, sizes)
@@ -186,8 +197,8 @@ def _scan_case(rng: np.random.Generator):
     if rng.random() < 0.4:  # a decreasing summation: both views walk the axis backwards
         src, dst = _reverse(src, axis), _reverse(dst, axis)
     bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
-    gsrc = _misalign(rng, src.buffer)
-    gdst = gsrc if in_place else _misalign(rng, dst.buffer)
+    gsrc = _misalign(rng, src.buffer, aligned)
+    gdst = gsrc if in_place else _misalign(rng, dst.buffer, aligned)
     cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
     numpy_backend.scan(src, dst, axis, exclusive)
     _compare(gdst.get(), dst.buffer, dst, bound, dtype)
@@ -212,6 +223,51 @@ def test_random_scans_match_numpy(seed):
     rng = np.random.default_rng(2000 + seed)
     for _ in range(50):
         _scan_case(rng)
+
+
+@pytest.fixture(params=["device", "one multiprocessor"])
+def planned_for(request, monkeypatch):
+    """Plan for the device as it is, or as if it had one multiprocessor: small tensors then take
+    the paths (wide vectors down columns, fewer chunks) that large ones take on the real device."""
+    from stridelab.ops import _cupy
+
+    if request.param != "device":
+        monkeypatch.setattr(_cupy, "_sm_count", lambda device_id: 1)
+    _cupy._plan_scan.cache_clear()
+    yield request.param
+    _cupy._plan_scan.cache_clear()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_vector_layouts_match_numpy(seed, planned_for):
+    """Sizes, paddings and offsets in multiples of 8 elements: the vectorised kernels' paths."""
+    rng = np.random.default_rng(3000 + seed)
+    for _ in range(30):
+        _copy_case(rng, aligned=True)
+        _scan_case(rng, aligned=True)
+
+
+SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+
+
+@pytest.mark.parametrize("name", SLICE_TYPES)
+def test_strided_windows_match_numpy(name):
+    """Window strides of magnitude 1 and 2 in either direction over aligned tensors: the vector
+    gathers of the copy kernel (a reversed vector, every other element of two vectors)."""
+    import stridelab as sl
+
+    dtype = data_type(name).numpy_dtype
+    host = _values(np.random.default_rng(7), dtype, 4 * 6 * 16 * 64).reshape(4, 6, 16, 64)
+    gpu = cupy.asarray(host)
+    for strides in ((1, 2, 2, -2), (1, 1, 1, -1), (1, 1, 2, 2), (2, -1, 1, 2), (1, 1, -1, -2), (1, 1, 1, 1)):
+        for offsets, sizes in (
+            ((0, 0, 0, 0), (4, 6, 16, 64)),
+            ((1, 2, 3, 5), (3, 4, 13, 57)),
+            ((0, 0, 0, 8), (4, 6, 16, 48)),
+        ):
+            expected = sl.slice1(host, offsets, sizes, strides)
+            got = sl.slice1(gpu, offsets, sizes, strides).get()
+            np.testing.assert_array_equal(got, expected, err_msg=f"{strides} {offsets} {sizes}")
 
 
 # ------------------------------------------------------------------------------ through the public API
@@ -263,7 +319,7 @@ def _conformance(file: str, supported: tuple[str, ...], run) -> int:
         np.testing.assert_array_equal(gpu, expected, err_msg=case["id"])
         np.testing.assert_array_equal(gpu, run(host, case["params"]), err_msg=case["id"])
         for alt in case.get("alt_windows", ()):
-            params = alt["params"] if case["input_sizes"] == host.shape else alt["rank4_params"]
+            params = alt["params"] if len(alt["params"]["sizes"]) == host.ndim else alt["rank4_params"]
             np.testing.assert_array_equal(run(cupy.asarray(host), params).get(), expected, err_msg=case["id"])
         count += 1
     return count

@@ -66,29 +66,46 @@ SCAN_TYPES = {
 _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 
 
+#: Shapes of the tiled kernels, by element size: (vectorised, element by element). A copy tile is
+#: (TILE, W): TILE x TILE elements, W-element vectors on both sides. A scan tile along X or Y of
+#: the axis is (E, VEC): E axis elements per lane, one E-element vector per access where VEC. A
+#: scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair.
+COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 2), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+SCAN_AXIS_TILES = {4: ((2, True), (1, False)), 2: ((4, True), (2, False))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 1)), 2: ((32, 8, 2), (32, 8, 1))}
+#: Further shapes compiled too, so that a benchmark can compare them.
+_EXTRA_COPY_TILES = {4: ((64, 4), (32, 1)), 2: ((32, 2),)}
+_EXTRA_AXIS_TILES = {4: ((4, True),), 2: ((2, True),)}
+_EXTRA_OUTER_TILES = {4: ((64, 2, 2),), 2: ((64, 4, 2),)}
+#: A columns scan uses the widest vectors that still leave this many threads per multiprocessor.
+COLS_THREADS_PER_SM = 1024
+LINES_BATCH = 4  # SL_LINES_BATCH in scan.cu
+
+
 def _copy_kernels() -> tuple[str, ...]:
     names = []
     for e in (1, 2, 4, 8):
         names.append(f"sl_copy_rows<{e}, 1, 0>")
-        names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in (0, 1, 2))
-        names.append(f"sl_copy_tiled<{e}>")
+        names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in range(5))
+        names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in (*COPY_TILES[e], *_EXTRA_COPY_TILES.get(e, ())))
     return tuple(names)
 
 
-def _an_configs(esize: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(TILE, S) of sl_scan_tile_an: the usual one, and the one for few blocks (smaller tiles,
-    more axis steps per barrier pair, so that each multiprocessor has enough loads in flight)."""
-    return ((32, 2), (32, 8)) if esize == 4 else ((64, 2), (32, 8))
+def _vector_widths(esize: int) -> list[int]:
+    return [1 << i for i in range((VECTOR_BYTES // esize).bit_length())]
 
 
 def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
-        v, te = VECTOR_BYTES // e, 4 // e
+        v = VECTOR_BYTES // e
         names += [f"sl_scan_lines<{traits}, 1, false>", f"sl_scan_lines<{traits}, {v}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, true>", f"sl_scan_cols<{traits}, 1>", f"sl_scan_cols<{traits}, {v}>"]
-        names += [f"sl_scan_tile_ax<{traits}, {te}, 32>", f"sl_scan_tile_ay<{traits}, {te}, 32>"]
-        names += [f"sl_scan_tile_an<{traits}, {t}, {s}>" for t, s in _an_configs(e)]
+        names += [f"sl_scan_lines<{traits}, {v}, true>"]
+        names += [f"sl_scan_cols<{traits}, {w}>" for w in _vector_widths(e)]
+        for a, vec in (*SCAN_AXIS_TILES[e], *_EXTRA_AXIS_TILES[e]):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, 32, {'true' if vec else 'false'}>" for kind in ("ax", "ay")]
+        outer_tiles = (*SCAN_OUTER_TILES[e], *_EXTRA_OUTER_TILES[e])
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in outer_tiles]
     return tuple(names)
 
 
@@ -226,20 +243,33 @@ def plan_copy(esize: int, sizes, src_strides, dst_strides, src_align: int, dst_a
     x = _innermost(dims, 1, prefer=y)
     ny, sy, _ = dims[y]
     if x is not None and x != y and abs(sy) * esize >= 16 and dims[x][0] >= 8 and ny >= 8:
-        launch = _copy_tiled(esize, dims, x, y)
+        launch = _copy_tiled(esize, dims, x, y, src_align, dst_align)
     else:
         launch = _copy_rows(esize, dims, src_align, dst_align)
     return CopyPlan(shift_s, shift_d, launch)
 
 
-def _copy_tiled(esize: int, dims: list[Dim], x: int, y: int) -> Launch:
-    tile = 64 if esize <= 2 else 32
+def _copy_tiled(esize: int, dims: list[Dim], x: int, y: int, src_align: int, dst_align: int) -> Launch:
     outer = [t for i, t in enumerate(dims) if i not in (x, y)]
     (nx, sx, dx), (ny, sy, dy) = dims[x], dims[y]
+    (tile, w), scalar = COPY_TILES[esize]
+    vector_ok = (
+        sx == 1
+        and dy == 1
+        and nx % w == 0
+        and ny % w == 0
+        and sy % w == 0
+        and dx % w == 0
+        and _vector_ok(outer, w)
+        and _aligned(src_align, 0, w * esize)
+        and _aligned(dst_align, 0, w * esize)
+    )
+    if not vector_ok:
+        tile, w = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
     nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks)
-    return _launch(f"sl_copy_tiled<{esize}>", nblocks, (THREADS, 1), geo)
+    return _launch(f"sl_copy_tiled<{esize}, {tile}, {w}>", nblocks, (THREADS, 1), geo)
 
 
 def _copy_rows(esize: int, dims: list[Dim], src_align: int, dst_align: int) -> Launch:
@@ -250,10 +280,9 @@ def _copy_rows(esize: int, dims: list[Dim], src_align: int, dst_align: int) -> L
     if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, VECTOR_BYTES):
         v = vmax
         src_ok = all(t[1] % vmax == 0 for t in outer)
-        if src_ok and sx == 1 and _aligned(src_align, 0, VECTOR_BYTES):
-            mode = 1
-        elif src_ok and sx == -1 and _aligned(src_align, -(vmax - 1) * esize, VECTOR_BYTES):
-            mode = 2
+        back = {1: 0, -1: -(vmax - 1), 2: 0, -2: -(2 * vmax - 1)}.get(sx)  # first element read, from the group's
+        if src_ok and back is not None and _aligned(src_align, back * esize, VECTOR_BYTES):
+            mode = {1: 1, -1: 2, 2: 3, -2: 4}[sx]
     groups = nx // v
     tx = min(THREADS, _pow2_at_least(_cdiv(groups, COPY_ILP)))
     ty = THREADS // tx
@@ -315,6 +344,18 @@ def _vector_ok(dims: list[Dim], v: int) -> bool:
     return all(t[1] % v == 0 and t[2] % v == 0 for t in dims)
 
 
+def _vectors_fit(w: int, esize: int, src_align: int, dst_align: int, strides: list[int], *sizes: int) -> bool:
+    """Whether every access of ``w``-element vectors is aligned: ``strides`` (of the other
+    dimensions) and ``sizes`` (of the vectorised ones) multiples of ``w``, element 0 of both views
+    on a ``w * esize`` byte boundary."""
+    return (
+        all(s % w == 0 for s in strides)
+        and all(n % w == 0 for n in sizes)
+        and _aligned(src_align, 0, w * esize)
+        and _aligned(dst_align, 0, w * esize)
+    )
+
+
 def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     data_type, traits, esize, outer, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
     vmax = VECTOR_BYTES // esize
@@ -332,7 +373,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         nchunks = _cdiv(na, chunk)
     lanes = 32 if nchunks > 1 else min(32, _pow2_at_least(_cdiv(na, v)))
     units = rows * nchunks
-    nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
+    nblocks = _cdiv(units, (THREADS // 32) * LINES_BATCH * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
     kernel = f"sl_scan_lines<{traits}, {v}, {'true' if rev else 'false'}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
@@ -340,27 +381,21 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         return ScanPlan(shift_s, shift_d, launch)
     acc = SCAN_TYPES[data_type][2]
     partials = plan_scan(acc, (rows, nchunks), (nchunks, 1), (nchunks, 1), 1, True, 0, 0, sm_count, chunks=False)
-    first = _launch(kernel, nblocks, (THREADS, 1), geo)
-    return ScanPlan(shift_s, shift_d, launch, first, units, acc, partials)
+    return ScanPlan(shift_s, shift_d, launch, launch, units, acc, partials)
 
 
 def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     data_type, traits, esize, outer, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
-    vmax = VECTOR_BYTES // esize
     v = 1
-    if outer:
-        nx, sx, dx = outer[-1]
-        if (
-            sx == dx == 1
-            and nx % vmax == 0
-            and _vector_ok(outer[:-1], vmax)
-            and sa % vmax == 0
-            and da % vmax == 0
-            and _aligned(src_align, 0, VECTOR_BYTES)
-            and _aligned(dst_align, 0, VECTOR_BYTES)
-        ):
-            v = vmax
-            outer = [*outer[:-1], (nx // v, v, v)]
+    if outer and outer[-1][1] == outer[-1][2] == 1:
+        nx = outer[-1][0]
+        strides = [sa, da, *(s for t in outer[:-1] for s in t[1:])]
+        for w in reversed(_vector_widths(esize)):
+            if _vectors_fit(w, esize, src_align, dst_align, strides, nx):
+                v = w
+                if prod(t[0] for t in outer) // w >= sm_count * COLS_THREADS_PER_SM:
+                    break
+        outer = [*outer[:-1], (nx // v, v, v)]
     cols = prod(t[0] for t in outer)
     nchunks, chunk = 1, na
     if chunks and cols < sm_count * 128 and na >= 64:
@@ -380,41 +415,48 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
 
 
 def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
-    _, traits, esize, others, (na, sa, da), ex, *_ = ctx
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
+    (e, vec), scalar = SCAN_AXIS_TILES[esize]
+    strides = [sy, da, *(s for t in outer for s in t[1:])]
+    if not (sa == 1 and dy == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, ny)):
+        e, vec = scalar
     tiles_y = _cdiv(ny, 32)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ax<{traits}, {4 // esize}, 32>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, 32, {'true' if vec else 'false'}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
 def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
-    _, traits, esize, others, (na, sa, da), ex, *_ = ctx
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
+    (e, vec), scalar = SCAN_AXIS_TILES[esize]
+    strides = [sa, dx, *(s for t in outer for s in t[1:])]
+    if not (sx == 1 and da == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, nx)):
+        e, vec = scalar
     tiles_x = _cdiv(nx, 32)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {4 // esize}, 32>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, 32, {'true' if vec else 'false'}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
 def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
-    _, traits, esize, others, (na, sa, da), ex, _, _, sm_count, _ = ctx
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
-    rows = prod(t[0] for t in outer)
-    usual, few = _an_configs(esize)
-    tile, steps = usual
-    if _cdiv(nx, tile) * _cdiv(ny, tile) * rows < 4 * sm_count:
-        tile, steps = few
+    (tile, steps, w), scalar = SCAN_OUTER_TILES[esize]
+    strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
+    if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
+        tile, steps, w = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
-    nblocks = tiles_x * tiles_y * rows
+    nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
     geo = _geo(
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
-    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)

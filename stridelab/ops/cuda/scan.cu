@@ -103,66 +103,77 @@ __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO,
     }
 }
 
+#define SL_LINES_BATCH 4  // units a warp scans side by side (independent loads in flight)
+
 // Lines kernel: the axis is innermost in memory for both views. A unit is one chunk of one line;
-// L lanes of a warp scan it together, V consecutive elements per lane, L*V elements per step,
-// the next step's loads issued before this step's sums. Units: (line, chunk), chunk fastest.
-// partial != 0: write each unit's total to partial[unit] and nothing to dst (first pass of a long
-// line); carry_in != 0: start each unit at carry_in[unit] (last pass).
+// L lanes of a warp scan it together, V consecutive elements per lane, L*V elements per step, and
+// a warp takes SL_LINES_BATCH groups of 32/L units at once, their loads issued together. Units:
+// (line, chunk), chunk fastest. partial != 0: write each unit's total to partial[unit] and
+// nothing to dst (first pass of a long line); carry_in != 0: start each unit at carry_in[unit].
 template <typename K, int V, bool REV>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
                                                             const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
+    constexpr int R = SL_LINES_BATCH;
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int lane = threadIdx.x & 31;
     const int L = (int)g.lanes;
     const int p = lane & (L - 1);
+    const int upw = 32 / L;  // units side by side in a warp
     const bool exclusive = g.exclusive != 0;
     const long long units = g.rows * g.nchunks;
     const long long step = (long long)L * V;
     const long long ntiles = (g.chunk + step - 1) / step;
-    const long long units_per_block = (SL_THREADS / 32) * (32 / L);
+    const long long per_warp = (long long)R * upw;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long unit = b * units_per_block + (threadIdx.x >> 5) * (32 / L) + lane / L;
-        const bool active = unit < units;
-        long long so = 0, dO = 0, k0 = 0, k1 = 0;
-        A carry = A(0);
-        if (active) {
-            const long long line = unit / g.nchunks;
-            const long long c = unit - line * g.nchunks;
-            sl_decompose(g, line, so, dO);
-            k0 = c * g.chunk;
-            k1 = min(k0 + g.chunk, g.na);
-            if (carry_in) carry = carry_in[unit];
+        const long long first = (b * (SL_THREADS / 32) + (threadIdx.x >> 5)) * per_warp + lane / L;
+        long long so[R], dO[R], k0[R], k1[R];
+        A carry[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long unit = first + (long long)r * upw;
+            so[r] = dO[r] = k0[r] = k1[r] = 0;
+            carry[r] = A(0);
+            if (unit < units) {
+                const long long line = unit / g.nchunks;
+                const long long c = unit - line * g.nchunks;
+                sl_decompose(g, line, so[r], dO[r]);
+                k0[r] = c * g.chunk;
+                k1[r] = min(k0[r] + g.chunk, g.na);
+                if (carry_in) carry[r] = carry_in[unit];
+            }
         }
-        A cur[V];
-        sl_load_group<K, V, REV>(src, so, k0 + (long long)p * V, k1, g.sa, cur);
         for (long long t = 0; t < ntiles; ++t) {  // the same count in every lane of the warp
-            const long long k = k0 + t * step + (long long)p * V;
-            A nxt[V];
-            sl_load_group<K, V, REV>(src, so, k + step, k1, g.sa, nxt);
-            A run[V];
-            A acc = A(0);
+            const long long off = t * step + (long long)p * V;
+            A x[R][V];
 #pragma unroll
-            for (int j = 0; j < V; ++j) {
-                acc = acc + cur[j];
-                run[j] = acc;
+            for (int r = 0; r < R; ++r) sl_load_group<K, V, REV>(src, so[r], k0[r] + off, k1[r], g.sa, x[r]);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+#pragma unroll
+                for (int j = 1; j < V; ++j) x[r][j] = x[r][j - 1] + x[r][j];  // inclusive, within the lane
+                A excl, seg;
+                sl_warp_scan(x[r][V - 1], L, p, excl, seg);
+                const long long k = k0[r] + off;
+                if (!partial && k < k1[r]) {
+                    const A base = carry[r] + excl;
+                    T o[V];
+#pragma unroll
+                    for (int j = 0; j < V; ++j) o[j] = sl_out<K, V>(base, x[r], j, exclusive);
+                    sl_store_group<K, V, REV>(dst, dO[r], k, g.da, o);
+                }
+                carry[r] = carry[r] + seg;
             }
-            A excl, seg;
-            sl_warp_scan(acc, L, p, excl, seg);
-            if (!partial && k < k1) {
-                const A base = carry + excl;
-                T o[V];
-#pragma unroll
-                for (int j = 0; j < V; ++j) o[j] = sl_out<K, V>(base, run, j, exclusive);
-                sl_store_group<K, V, REV>(dst, dO, k, g.da, o);
-            }
-            carry = carry + seg;
-#pragma unroll
-            for (int j = 0; j < V; ++j) cur[j] = nxt[j];
         }
-        if (partial && active && p == 0) partial[unit] = carry;
+        if (partial && p == 0) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const long long unit = first + (long long)r * upw;
+                if (unit < units) partial[unit] = carry[r];
+            }
+        }
     }
 }
 
@@ -227,24 +238,29 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 
 // Tiled kernels, for views whose innermost dimensions differ (e.g. NHWC in, NCHW out): shared
 // memory turns the source's coalesced order into the destination's. Blocks: (tiles, outer row);
-// each walks the whole axis, so no pass over the data is repeated.
+// each walks the whole axis, so no pass over the data is repeated. A side whose dimension has
+// stride 1 may move aligned vectors of several elements (the planner checks sizes, strides and
+// addresses); otherwise every access is a single element.
 
 // Axis innermost in the source, Y innermost in the destination: each warp scans rows of the tile
-// straight from memory (TA = 32 * E consecutive axis elements, E per lane), the results go
-// through shared memory and out along Y.
-template <typename K, int E, int TY>
+// straight from memory (TA = 32 * E consecutive axis elements, E per lane: one vector load where
+// VEC), the results go through shared memory and out along Y (vectors of E elements where VEC).
+template <typename K, int E, int TY, bool VEC>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
+    typedef Pack<T, E> P;
     constexpr int TA = 32 * E;
     constexpr int RPW = TY / (SL_THREADS / 32);  // tile rows per warp
-    constexpr int ROWS = SL_THREADS / TY;        // axis positions per pass of the store
+    constexpr int W = VEC ? E : 1;               // elements per store along Y
+    constexpr int LANES = TY / W;                // threads along Y in the store
+    constexpr int ROWS = SL_THREADS / LANES;     // axis positions per pass of the store
     constexpr int PAD = 4 / sizeof(T);
     __shared__ T tile[TY][TA + PAD];
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int ty = threadIdx.x % TY, ta = threadIdx.x / TY;
+    const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const bool exclusive = g.exclusive != 0;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         const long long y0 = (b % g.tiles_y) * TY;
@@ -252,8 +268,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
         long long so, dO;
         sl_decompose(g, row, so, dO);
         const T* ps = src + so + (y0 + warp * RPW) * g.sy + (long long)(lane * E) * g.sa;
-        T* pd = dst + dO + (y0 + ty) * g.dy + (long long)ta * g.da;
-        const bool yin = y0 + ty < g.ny;
+        T* pd = dst + dO + (y0 + tl * W) * g.dy + (long long)tr * g.da;
+        const bool yin = y0 + tl * W < g.ny;
         A carry[RPW];
 #pragma unroll
         for (int r = 0; r < RPW; ++r) carry[r] = A(0);
@@ -262,87 +278,118 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
                 const bool in = y0 + warp * RPW + r < g.ny;
+                if (VEC) {
+                    P v;
+                    if (in && a0 + lane * E < g.na) {
+                        v = *reinterpret_cast<const P*>(ps + r * g.sy);
+                    } else {
 #pragma unroll
-                for (int e = 0; e < E; ++e)
-                    x[r][e] = (in && a0 + lane * E + e < g.na) ? K::in(ps[r * g.sy + e * g.sa]) : A(0);
+                        for (int e = 0; e < E; ++e) v.v[e] = T(0);
+                    }
+#pragma unroll
+                    for (int e = 0; e < E; ++e) x[r][e] = K::in(v.v[e]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; ++e)
+                        x[r][e] = (in && a0 + lane * E + e < g.na) ? K::in(ps[r * g.sy + e * g.sa]) : A(0);
+                }
             }
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
-                A run[E];
-                A acc = A(0);
 #pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    acc = acc + x[r][e];
-                    run[e] = acc;
-                }
+                for (int e = 1; e < E; ++e) x[r][e] = x[r][e - 1] + x[r][e];
                 A excl, seg;
-                sl_warp_scan(acc, 32, lane, excl, seg);
+                sl_warp_scan(x[r][E - 1], 32, lane, excl, seg);
                 const A base = carry[r] + excl;
 #pragma unroll
-                for (int e = 0; e < E; ++e) tile[warp * RPW + r][lane * E + e] = sl_out<K, E>(base, run, e, exclusive);
+                for (int e = 0; e < E; ++e) tile[warp * RPW + r][lane * E + e] = sl_out<K, E>(base, x[r], e, exclusive);
                 carry[r] = carry[r] + seg;
             }
             __syncthreads();
 #pragma unroll
-            for (int q = 0; q < TA / ROWS; ++q)
-                if (yin && a0 + ta + q * ROWS < g.na) pd[q * ROWS * g.da] = tile[ty][ta + q * ROWS];
+            for (int q = 0; q < TA / ROWS; ++q) {
+                if (yin && a0 + tr + q * ROWS < g.na) {
+                    Pack<T, W> v;
+#pragma unroll
+                    for (int j = 0; j < W; ++j) v.v[j] = tile[tl * W + j][tr + q * ROWS];
+                    *reinterpret_cast<Pack<T, W>*>(pd + q * ROWS * g.da) = v;
+                }
+            }
             __syncthreads();
         }
     }
 }
 
 // X innermost in the source, the axis innermost in the destination: the tile comes in along X
-// through shared memory; each warp scans rows of it and writes them straight out along the axis.
-template <typename K, int E, int TX>
+// (vectors of E elements where VEC) through shared memory; each warp scans rows of it and writes
+// them straight out along the axis (E consecutive elements per lane: one vector store where VEC).
+template <typename K, int E, int TX, bool VEC>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
+    typedef Pack<T, E> P;
     constexpr int TA = 32 * E;
     constexpr int RPW = TX / (SL_THREADS / 32);  // tile rows per warp
-    constexpr int ROWS = SL_THREADS / TX;        // axis positions per pass of the load
+    constexpr int W = VEC ? E : 1;               // elements per load along X
+    constexpr int LANES = TX / W;                // threads along X in the load
+    constexpr int ROWS = SL_THREADS / LANES;     // axis positions per pass of the load
     constexpr int PAD = 4 / sizeof(T);
     __shared__ T tile[TX][TA + PAD];
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int tx = threadIdx.x % TX, ta = threadIdx.x / TX;
+    const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const bool exclusive = g.exclusive != 0;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         const long long x0 = (b % g.tiles_x) * TX;
         const long long row = b / g.tiles_x;
         long long so, dO;
         sl_decompose(g, row, so, dO);
-        const T* ps = src + so + (x0 + tx) * g.sx + (long long)ta * g.sa;
+        const T* ps = src + so + (x0 + tl * W) * g.sx + (long long)tr * g.sa;
         T* pd = dst + dO + (x0 + warp * RPW) * g.dx + (long long)(lane * E) * g.da;
-        const bool xin = x0 + tx < g.nx;
+        const bool xin = x0 + tl * W < g.nx;
         A carry[RPW];
 #pragma unroll
         for (int r = 0; r < RPW; ++r) carry[r] = A(0);
         for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
-            T v[TA / ROWS];
+            Pack<T, W> v[TA / ROWS];
 #pragma unroll
-            for (int q = 0; q < TA / ROWS; ++q)
-                v[q] = (xin && a0 + ta + q * ROWS < g.na) ? ps[q * ROWS * g.sa] : T(0);
+            for (int q = 0; q < TA / ROWS; ++q) {
+                if (xin && a0 + tr + q * ROWS < g.na) {
+                    v[q] = *reinterpret_cast<const Pack<T, W>*>(ps + q * ROWS * g.sa);
+                } else {
 #pragma unroll
-            for (int q = 0; q < TA / ROWS; ++q) tile[tx][ta + q * ROWS] = v[q];
+                    for (int j = 0; j < W; ++j) v[q].v[j] = T(0);
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < TA / ROWS; ++q) {
+#pragma unroll
+                for (int j = 0; j < W; ++j) tile[tl * W + j][tr + q * ROWS] = v[q].v[j];
+            }
             __syncthreads();
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
                 const int x = warp * RPW + r;
                 A run[E];
-                A acc = A(0);
 #pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    acc = acc + K::in(tile[x][lane * E + e]);
-                    run[e] = acc;
-                }
+                for (int e = 0; e < E; ++e) run[e] = K::in(tile[x][lane * E + e]);
+#pragma unroll
+                for (int e = 1; e < E; ++e) run[e] = run[e - 1] + run[e];
                 A excl, seg;
-                sl_warp_scan(acc, 32, lane, excl, seg);
+                sl_warp_scan(run[E - 1], 32, lane, excl, seg);
                 const A base = carry[r] + excl;
                 if (x0 + x < g.nx) {
+                    P o;
 #pragma unroll
-                    for (int e = 0; e < E; ++e)
-                        if (a0 + lane * E + e < g.na) pd[r * g.dx + e * g.da] = sl_out<K, E>(base, run, e, exclusive);
+                    for (int e = 0; e < E; ++e) o.v[e] = sl_out<K, E>(base, run, e, exclusive);
+                    if (VEC) {
+                        if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + r * g.dx) = o;
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < E; ++e)
+                            if (a0 + lane * E + e < g.na) pd[r * g.dx + e * g.da] = o.v[e];
+                    }
                 }
                 carry[r] = carry[r] + seg;
             }
@@ -352,19 +399,22 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
 }
 
 // The axis innermost in neither view: X innermost in the source, Y in the destination. Each
-// thread owns TILE * TILE / 256 columns of an X-Y tile and keeps their running totals; S steps
-// along the axis come in along X through shared memory and go out along Y per barrier pair.
-template <typename K, int TILE, int S>
+// thread owns columns of an X-Y tile and keeps their running totals; S steps along the axis come
+// in along X (vectors of W where W > 1) through shared memory and go out along Y (vectors of W)
+// per barrier pair.
+template <typename K, int TILE, int S, int W>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
+    typedef Pack<T, W> P;
     constexpr int PAD = 4 / sizeof(T);
-    constexpr int ROWS = SL_THREADS / TILE;
-    constexpr int PER = TILE / ROWS;
+    constexpr int LANES = TILE / W;           // threads along a tile row
+    constexpr int ROWS = SL_THREADS / LANES;  // tile rows per pass
+    constexpr int PER = TILE / ROWS;          // passes
     __shared__ T tile[S][TILE][TILE + PAD];
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
-    const int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+    const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const bool exclusive = g.exclusive != 0;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         long long t = b;
@@ -374,26 +424,38 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
         const long long row = t / g.tiles_y;
         long long so, dO;
         sl_decompose(g, row, so, dO);
-        // in: thread reads x = tx, y = ty + q * ROWS; out: it owns y = tx, x = ty + q * ROWS
-        const T* ps = src + so + (x0 + tx) * g.sx + (y0 + ty) * g.sy;
-        T* pd = dst + dO + (y0 + tx) * g.dy + (x0 + ty) * g.dx;
+        // in: thread reads x = tl * W + j, y = tr + q * ROWS; out: it owns y = tl * W + j, x = tr + q * ROWS
+        const T* ps = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy;
+        T* pd = dst + dO + (y0 + tl * W) * g.dy + (x0 + tr) * g.dx;
         const long long ps_step = ROWS * g.sy, pd_step = ROWS * g.dx;
-        const bool xin = x0 + tx < g.nx, yin = y0 + tx < g.ny;
-        A acc[PER];
+        const bool xin = x0 + tl * W < g.nx, yin = y0 + tl * W < g.ny;
+        A acc[PER][W];
 #pragma unroll
-        for (int q = 0; q < PER; ++q) acc[q] = A(0);
+        for (int q = 0; q < PER; ++q) {
+#pragma unroll
+            for (int j = 0; j < W; ++j) acc[q][j] = A(0);
+        }
         for (long long k0 = 0; k0 < g.na; k0 += S, ps += S * g.sa, pd += S * g.da) {
-            T v[S][PER];
+            P v[S][PER];
 #pragma unroll
             for (int s = 0; s < S; ++s) {
 #pragma unroll
-                for (int q = 0; q < PER; ++q)
-                    v[s][q] = (xin && k0 + s < g.na && y0 + ty + q * ROWS < g.ny) ? ps[s * g.sa + q * ps_step] : T(0);
+                for (int q = 0; q < PER; ++q) {
+                    if (xin && k0 + s < g.na && y0 + tr + q * ROWS < g.ny) {
+                        v[s][q] = *reinterpret_cast<const P*>(ps + s * g.sa + q * ps_step);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < W; ++j) v[s][q].v[j] = T(0);
+                    }
+                }
             }
 #pragma unroll
             for (int s = 0; s < S; ++s) {
 #pragma unroll
-                for (int q = 0; q < PER; ++q) tile[s][ty + q * ROWS][tx] = v[s][q];
+                for (int q = 0; q < PER; ++q) {
+#pragma unroll
+                    for (int j = 0; j < W; ++j) tile[s][tr + q * ROWS][tl * W + j] = v[s][q].v[j];
+                }
             }
             __syncthreads();
 #pragma unroll
@@ -401,16 +463,19 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
                 if (k0 + s < g.na) {
 #pragma unroll
                     for (int q = 0; q < PER; ++q) {
-                        const A xv = K::in(tile[s][tx][ty + q * ROWS]);
-                        T o;
-                        if (exclusive) {
-                            o = K::out(acc[q]);
-                            acc[q] = acc[q] + xv;
-                        } else {
-                            acc[q] = acc[q] + xv;
-                            o = K::out(acc[q]);
+                        P o;
+#pragma unroll
+                        for (int j = 0; j < W; ++j) {
+                            const A xv = K::in(tile[s][tl * W + j][tr + q * ROWS]);
+                            if (exclusive) {
+                                o.v[j] = K::out(acc[q][j]);
+                                acc[q][j] = acc[q][j] + xv;
+                            } else {
+                                acc[q][j] = acc[q][j] + xv;
+                                o.v[j] = K::out(acc[q][j]);
+                            }
                         }
-                        if (yin && x0 + ty + q * ROWS < g.nx) pd[s * g.da + q * pd_step] = o;
+                        if (yin && x0 + tr + q * ROWS < g.nx) *reinterpret_cast<P*>(pd + s * g.da + q * pd_step) = o;
                     }
                 }
             }
