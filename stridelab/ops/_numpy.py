@@ -122,22 +122,26 @@ def _same_order(y: np.ndarray) -> bool:
 
 
 def _scan_planes(x: np.ndarray, y: np.ndarray, exclusive: bool, total: np.dtype) -> None:
-    """The plane loop; the scan axis is axis 0, the others are in the input's memory order."""
+    """The plane loop; the scan axis is axis 0, the others are in the input's memory order. As in
+    ``np.cumsum``, the first tally is the first element itself (a -0.0 stays -0.0). ``a[k, ...]``
+    is a view even where planes are 0-d."""
     n = x.shape[0]
     for piece in _pieces(x.shape[1:], total.itemsize):
         xs = x[(slice(None), *piece)]
         ys = y[(slice(None), *piece)]
-        acc = np.zeros(xs.shape[1:], total)
+        acc = xs[0, ...].astype(total)  # a copy, taken before anything is written (in place)
         if exclusive:
+            ys[0, ...] = 0
             nxt = np.empty_like(acc)
-            for k in range(n):
-                np.add(acc, xs[k], out=nxt)  # read x[k] before out[k] is written (in place)
-                np.copyto(ys[k], acc, casting="same_kind")
+            for k in range(1, n):
+                np.add(acc, xs[k, ...], out=nxt)  # read x[k] before out[k] is written (in place)
+                np.copyto(ys[k, ...], acc, casting="same_kind")
                 acc, nxt = nxt, acc
         else:
-            for k in range(n):
-                np.add(acc, xs[k], out=acc)
-                np.copyto(ys[k], acc, casting="same_kind")
+            np.copyto(ys[0, ...], acc, casting="same_kind")
+            for k in range(1, n):
+                np.add(acc, xs[k, ...], out=acc)
+                np.copyto(ys[k, ...], acc, casting="same_kind")
 
 
 def _pieces(shape: tuple[int, ...], itemsize: int) -> Iterator[tuple[int | slice, ...]]:
