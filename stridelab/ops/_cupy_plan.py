@@ -68,18 +68,23 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 
 #: Shapes of the tiled kernels, by element size: (vectorised, element by element). A copy tile is
 #: (TILE, W): TILE x TILE elements, W-element vectors on both sides. A scan tile along X or Y of
-#: the axis is (E, VEC): E axis elements per lane, one E-element vector per access where VEC. A
-#: scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair.
-COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 2), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
-SCAN_AXIS_TILES = {4: ((2, True), (1, False)), 2: ((4, True), (2, False))}
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 1)), 2: ((32, 8, 2), (32, 8, 1))}
+#: the axis is (E, VEC, TILE): E axis elements per lane (one vector per access where VEC) and
+#: TILE elements across. A scan tile with the axis outside is (TILE, S, W): S axis steps per
+#: barrier pair. Sizes chosen from measurements on an H200 (benchmarks/RESULTS-gpu.md).
+COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((128, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+SCAN_AXIS_TILES = {4: ((2, True, 32), (1, False, 32)), 2: ((4, True, 64), (2, False, 32))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 1)), 2: ((32, 16, 2), (32, 8, 1))}
 #: Further shapes compiled too, so that a benchmark can compare them.
-_EXTRA_COPY_TILES = {4: ((64, 4), (32, 1)), 2: ((32, 2),)}
-_EXTRA_AXIS_TILES = {4: ((4, True),), 2: ((2, True),)}
-_EXTRA_OUTER_TILES = {4: ((64, 2, 2),), 2: ((64, 4, 2),)}
-#: A columns scan uses the widest vectors that still leave this many threads per multiprocessor.
+_EXTRA_COPY_TILES = {4: ((64, 4),), 2: ((64, 2), (64, 4))}
+_EXTRA_AXIS_TILES = {4: ((4, True, 32),), 2: ((4, True, 32), (2, True, 64))}
+_EXTRA_OUTER_TILES = {4: ((64, 2, 2),), 2: ((32, 8, 2), (64, 2, 2))}
+#: Columns scans: the widest vectors that fit; fewer columns than this many threads per
+#: multiprocessor load COLS_DEEP steps ahead instead of COLS_STEPS.
 COLS_THREADS_PER_SM = 1024
-LINES_BATCH = 4  # SL_LINES_BATCH in scan.cu
+COLS_STEPS, COLS_DEEP = 8, 16
+#: Lines scans: vectors per lane (a lane scans LINES_VECTORS * V consecutive elements per step).
+LINES_VECTORS = 4
+_EXTRA_LINES_VECTORS = (2,)
 
 
 def _copy_kernels() -> tuple[str, ...]:
@@ -99,11 +104,13 @@ def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
         v = VECTOR_BYTES // e
-        names += [f"sl_scan_lines<{traits}, 1, false>", f"sl_scan_lines<{traits}, {v}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, true>"]
-        names += [f"sl_scan_cols<{traits}, {w}>" for w in _vector_widths(e)]
-        for a, vec in (*SCAN_AXIS_TILES[e], *_EXTRA_AXIS_TILES[e]):
-            names += [f"sl_scan_tile_{kind}<{traits}, {a}, 32, {'true' if vec else 'false'}>" for kind in ("ax", "ay")]
+        names += [f"sl_scan_lines<{traits}, 1, {LINES_VECTORS}, false>"]
+        for c in (LINES_VECTORS, *_EXTRA_LINES_VECTORS):
+            names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
+        names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
+        names += [f"sl_scan_cols<{traits}, {v}, {COLS_DEEP}>"]
+        for a, vec, tile in (*SCAN_AXIS_TILES[e], *_EXTRA_AXIS_TILES[e]):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {tile}, {str(vec).lower()}>" for kind in ("ax", "ay")]
         outer_tiles = (*SCAN_OUTER_TILES[e], *_EXTRA_OUTER_TILES[e])
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in outer_tiles]
     return tuple(names)
@@ -321,7 +328,7 @@ def plan_scan(
     dst_in = _innermost(dims, 2, prefer=a)
     if dst_in is None:
         dst_in = a
-    ex = int(bool(exclusive))
+    ex = int(exclusive)  # 2 (internal): exclusive, first value the identity (chunk totals)
     ctx = (data_type, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, chunks)
 
     def small(i: int) -> bool:
@@ -365,22 +372,23 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         if _aligned(src_align, back, VECTOR_BYTES) and _aligned(dst_align, back, VECTOR_BYTES):
             v, rev = vmax, sa < 0
     rows = prod(t[0] for t in outer)
+    group = LINES_VECTORS * v  # elements per lane per step
     nchunks, chunk = 1, na
     warps_wanted = sm_count * 64
-    if chunks and rows < warps_wanted and na > 32 * v * 16:
-        nchunks = min(_cdiv(2 * warps_wanted, rows), _cdiv(na, 32 * v * 16))
-        chunk = _cdiv(_cdiv(na, nchunks), 32 * v) * 32 * v
+    if chunks and rows < warps_wanted and na > 32 * group * 16:
+        nchunks = min(_cdiv(2 * warps_wanted, rows), _cdiv(na, 32 * group * 16))
+        chunk = _cdiv(_cdiv(na, nchunks), 32 * group) * 32 * group
         nchunks = _cdiv(na, chunk)
-    lanes = 32 if nchunks > 1 else min(32, _pow2_at_least(_cdiv(na, v)))
+    lanes = 32 if nchunks > 1 else min(32, _pow2_at_least(_cdiv(na, group)))
     units = rows * nchunks
-    nblocks = _cdiv(units, (THREADS // 32) * LINES_BATCH * (32 // lanes))
+    nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS}, {'true' if rev else 'false'}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
     acc = SCAN_TYPES[data_type][2]
-    partials = plan_scan(acc, (rows, nchunks), (nchunks, 1), (nchunks, 1), 1, True, 0, 0, sm_count, chunks=False)
+    partials = plan_scan(acc, (rows, nchunks), (nchunks, 1), (nchunks, 1), 1, 2, 0, 0, sm_count, chunks=False)
     return ScanPlan(shift_s, shift_d, launch, launch, units, acc, partials)
 
 
@@ -390,11 +398,9 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     if outer and outer[-1][1] == outer[-1][2] == 1:
         nx = outer[-1][0]
         strides = [sa, da, *(s for t in outer[:-1] for s in t[1:])]
-        for w in reversed(_vector_widths(esize)):
-            if _vectors_fit(w, esize, src_align, dst_align, strides, nx):
-                v = w
-                if prod(t[0] for t in outer) // w >= sm_count * COLS_THREADS_PER_SM:
-                    break
+        v = next(
+            w for w in reversed(_vector_widths(esize)) if _vectors_fit(w, esize, src_align, dst_align, strides, nx)
+        )
         outer = [*outer[:-1], (nx // v, v, v)]
     cols = prod(t[0] for t in outer)
     nchunks, chunk = 1, na
@@ -404,13 +410,14 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         nchunks = _cdiv(na, chunk)
     nblocks = _cdiv(cols * nchunks, THREADS)
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, exclusive=ex)
-    kernel = f"sl_scan_cols<{traits}, {v}>"
+    deep = v == VECTOR_BYTES // esize and cols < sm_count * COLS_THREADS_PER_SM
+    kernel = f"sl_scan_cols<{traits}, {v}, {COLS_DEEP if deep else COLS_STEPS}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
     acc = SCAN_TYPES[data_type][2]
     width = cols * v
-    partials = plan_scan(acc, (nchunks, width), (width, 1), (width, 1), 0, True, 0, 0, sm_count, chunks=False)
+    partials = plan_scan(acc, (nchunks, width), (width, 1), (width, 1), 0, 2, 0, 0, sm_count, chunks=False)
     return ScanPlan(shift_s, shift_d, launch, launch, nchunks * width, acc, partials)
 
 
@@ -418,14 +425,14 @@ def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
-    (e, vec), scalar = SCAN_AXIS_TILES[esize]
+    (e, vec, tile), scalar = SCAN_AXIS_TILES[esize]
     strides = [sy, da, *(s for t in outer for s in t[1:])]
     if not (sa == 1 and dy == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, ny)):
-        e, vec = scalar
-    tiles_y = _cdiv(ny, 32)
+        e, vec, tile = scalar
+    tiles_y = _cdiv(ny, tile)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, 32, {'true' if vec else 'false'}>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
@@ -433,14 +440,14 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
-    (e, vec), scalar = SCAN_AXIS_TILES[esize]
+    (e, vec, tile), scalar = SCAN_AXIS_TILES[esize]
     strides = [sa, dx, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and da == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, nx)):
-        e, vec = scalar
-    tiles_x = _cdiv(nx, 32)
+        e, vec, tile = scalar
+    tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, 32, {'true' if vec else 'false'}>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 

@@ -8,17 +8,22 @@
 // rounds each written value once to half (round to nearest even); UINT32 and UINT16 add in 32-bit
 // unsigned arithmetic, so they wrap modulo 2**32 and, once truncated, modulo 2**16. Additions
 // are grouped differently from a sequential loop (per lane, then across lanes), which changes float
-// results by rounding only; integers are exact.
+// results by rounding only; integers are exact. A running total starts at K::zero(), -0.0 for
+// floats (the identity of IEEE addition: the first tally is the first element, a -0.0 included, as
+// in np.cumsum); an exclusive scan writes +0 first (Geo.exclusive == 1) or, for the chunk totals of
+// a long axis, the identity (Geo.exclusive == 2).
 
 struct F32 {
     typedef float T;
     typedef float A;
+    static __device__ __forceinline__ A zero() { return -0.0f; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
 };
 struct F16 {  // stored as its 16 bits
     typedef unsigned short T;
     typedef float A;
+    static __device__ __forceinline__ A zero() { return -0.0f; }
     static __device__ __forceinline__ A in(T v) {
         float f;
         asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
@@ -33,19 +38,21 @@ struct F16 {  // stored as its 16 bits
 struct U32 {
     typedef unsigned int T;
     typedef unsigned int A;
+    static __device__ __forceinline__ A zero() { return 0u; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
 };
 struct U16 {
     typedef unsigned short T;
     typedef unsigned int A;
+    static __device__ __forceinline__ A zero() { return 0u; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return (unsigned short)a; }
 };
 
 // Inclusive scan of tot over segments of L lanes (p = position in the segment): excl is the sum
 // of the segment's earlier lanes, seg the segment's total.
-template <typename A>
+template <typename K, typename A>
 __device__ __forceinline__ void sl_warp_scan(A tot, int L, int p, A& excl, A& seg) {
     A incl = tot;
     for (int off = 1; off < L; off <<= 1) {
@@ -53,16 +60,18 @@ __device__ __forceinline__ void sl_warp_scan(A tot, int L, int p, A& excl, A& se
         if (p >= off) incl = incl + y;
     }
     excl = __shfl_up_sync(0xffffffffu, incl, 1, L);
-    if (p == 0) excl = A(0);
+    if (p == 0) excl = K::zero();
     seg = __shfl_sync(0xffffffffu, incl, L - 1, L);
 }
 
 // Output value of element j of a group whose inclusive local sums are run[] and whose earlier
-// elements (earlier groups and lines' carry) sum to base.
+// elements sum to base; first: element j is the first of its line (exclusive mode 1 writes +0).
 template <typename K, int V>
-__device__ __forceinline__ typename K::T sl_out(typename K::A base, const typename K::A (&run)[V], int j, bool exclusive) {
-    if (exclusive) return K::out(j == 0 ? base : base + run[j == 0 ? 0 : j - 1]);
-    return K::out(base + run[j]);
+__device__ __forceinline__ typename K::T sl_out(typename K::A base, const typename K::A (&run)[V], int j, int exclusive,
+                                                bool first) {
+    if (!exclusive) return K::out(base + run[j]);
+    if (j != 0) return K::out(base + run[j == 0 ? 0 : j - 1]);
+    return K::out(first && exclusive == 1 ? typename K::A(0) : base);
 }
 
 // Group of V consecutive axis elements starting at k, zeros past k1. V > 1: |stride| == 1 and one
@@ -103,88 +112,78 @@ __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO,
     }
 }
 
-#define SL_LINES_BATCH 4  // units a warp scans side by side (independent loads in flight)
-
 // Lines kernel: the axis is innermost in memory for both views. A unit is one chunk of one line;
-// L lanes of a warp scan it together, V consecutive elements per lane, L*V elements per step, and
-// a warp takes SL_LINES_BATCH groups of 32/L units at once, their loads issued together. Units:
-// (line, chunk), chunk fastest. partial != 0: write each unit's total to partial[unit] and
-// nothing to dst (first pass of a long line); carry_in != 0: start each unit at carry_in[unit].
-template <typename K, int V, bool REV>
+// L lanes of a warp scan it together, each lane C vectors of V consecutive elements (G = C * V),
+// L * G elements per step, so a short line takes few lanes and a warp scans 32 / L lines at once.
+// Units: (line, chunk), chunk fastest. partial != 0: write each unit's total to partial[unit]
+// and nothing to dst (first pass of a long line); carry_in != 0: start at carry_in[unit].
+template <typename K, int V, int C, bool REV>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
                                                             const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
-    constexpr int R = SL_LINES_BATCH;
+    constexpr int G = V * C;
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int lane = threadIdx.x & 31;
     const int L = (int)g.lanes;
     const int p = lane & (L - 1);
-    const int upw = 32 / L;  // units side by side in a warp
-    const bool exclusive = g.exclusive != 0;
+    const int exclusive = (int)g.exclusive;
     const long long units = g.rows * g.nchunks;
-    const long long step = (long long)L * V;
+    const long long step = (long long)L * G;
     const long long ntiles = (g.chunk + step - 1) / step;
-    const long long per_warp = (long long)R * upw;
+    const long long per_block = (SL_THREADS / 32) * (32 / L);
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long first = (b * (SL_THREADS / 32) + (threadIdx.x >> 5)) * per_warp + lane / L;
-        long long so[R], dO[R], k0[R], k1[R];
-        A carry[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const long long unit = first + (long long)r * upw;
-            so[r] = dO[r] = k0[r] = k1[r] = 0;
-            carry[r] = A(0);
-            if (unit < units) {
-                const long long line = unit / g.nchunks;
-                const long long c = unit - line * g.nchunks;
-                sl_decompose(g, line, so[r], dO[r]);
-                k0[r] = c * g.chunk;
-                k1[r] = min(k0[r] + g.chunk, g.na);
-                if (carry_in) carry[r] = carry_in[unit];
-            }
+        const long long unit = b * per_block + (threadIdx.x >> 5) * (32 / L) + lane / L;
+        long long so = 0, dO = 0, k0 = 0, k1 = 0;
+        A carry = K::zero();
+        if (unit < units) {
+            const long long line = unit / g.nchunks;
+            const long long c = unit - line * g.nchunks;
+            sl_decompose(g, line, so, dO);
+            k0 = c * g.chunk;
+            k1 = min(k0 + g.chunk, g.na);
+            if (carry_in) carry = carry_in[unit];
         }
         for (long long t = 0; t < ntiles; ++t) {  // the same count in every lane of the warp
-            const long long off = t * step + (long long)p * V;
-            A x[R][V];
+            const long long k = k0 + t * step + (long long)p * G;
+            A x[G];
 #pragma unroll
-            for (int r = 0; r < R; ++r) sl_load_group<K, V, REV>(src, so[r], k0[r] + off, k1[r], g.sa, x[r]);
+            for (int c = 0; c < C; ++c) {
+                A v[V];
+                sl_load_group<K, V, REV>(src, so, k + c * V, k1, g.sa, v);
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
+                for (int j = 0; j < V; ++j) x[c * V + j] = v[j];
+            }
 #pragma unroll
-                for (int j = 1; j < V; ++j) x[r][j] = x[r][j - 1] + x[r][j];  // inclusive, within the lane
-                A excl, seg;
-                sl_warp_scan(x[r][V - 1], L, p, excl, seg);
-                const long long k = k0[r] + off;
-                if (!partial && k < k1[r]) {
-                    const A base = carry[r] + excl;
-                    T o[V];
+            for (int j = 1; j < G; ++j) x[j] = x[j - 1] + x[j];  // inclusive, within the lane
+            A excl, seg;
+            sl_warp_scan<K>(x[G - 1], L, p, excl, seg);
+            if (!partial) {
+                const A base = carry + excl;
 #pragma unroll
-                    for (int j = 0; j < V; ++j) o[j] = sl_out<K, V>(base, x[r], j, exclusive);
-                    sl_store_group<K, V, REV>(dst, dO[r], k, g.da, o);
+                for (int c = 0; c < C; ++c) {
+                    if (k + c * V < k1) {
+                        T o[V];
+#pragma unroll
+                        for (int j = 0; j < V; ++j) o[j] = sl_out<K, G>(base, x, c * V + j, exclusive, k == 0);
+                        sl_store_group<K, V, REV>(dst, dO, k + c * V, g.da, o);
+                    }
                 }
-                carry[r] = carry[r] + seg;
             }
+            carry = carry + seg;
         }
-        if (partial && p == 0) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const long long unit = first + (long long)r * upw;
-                if (unit < units) partial[unit] = carry[r];
-            }
-        }
+        if (partial && p == 0 && unit < units) partial[unit] = carry;
     }
 }
-
-#define SL_COLS_UNROLL 8  // axis steps loaded before the first is summed
 
 // Columns kernel: the axis is outer; the destination's innermost dimension (last of the outer
 // dimensions, innermost first in Geo) is shared with the source, so consecutive threads own
 // consecutive columns and every step along the axis is a coalesced load and store. With V > 1 a
-// thread owns V adjacent columns and moves them as one vector. Units: (chunk, column), column
-// fastest; partial/carry_in as in sl_scan_lines, indexed [chunk][column * V + j].
-template <typename K, int V>
+// thread owns V adjacent columns and moves them as one vector; it loads U steps before summing
+// them (more where few columns leave few threads). Units: (chunk, column), column fastest;
+// partial/carry_in as in sl_scan_lines, indexed [chunk][column * V + j].
+template <typename K, int V, int U>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, char* dst_, typename K::A* partial,
                                                            const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
@@ -192,7 +191,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
     typedef Pack<T, V> P;
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
-    const bool exclusive = g.exclusive != 0;
+    const int exclusive = (int)g.exclusive;
     const long long units = g.rows * g.nchunks;
     for (long long u = blockIdx.x * (long long)SL_THREADS + threadIdx.x; u < units;
          u += (long long)gridDim.x * SL_THREADS) {
@@ -204,21 +203,21 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
         const long long k1 = min(k0 + g.chunk, g.na);
         A acc[V];
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = carry_in ? carry_in[u * V + j] : A(0);
-        for (long long k = k0; k < k1; k += SL_COLS_UNROLL) {
-            P v[SL_COLS_UNROLL];
+        for (int j = 0; j < V; ++j) acc[j] = carry_in ? carry_in[u * V + j] : K::zero();
+        for (long long k = k0; k < k1; k += U) {
+            P v[U];
 #pragma unroll
-            for (int q = 0; q < SL_COLS_UNROLL; ++q)
+            for (int q = 0; q < U; ++q)
                 if (k + q < k1) v[q] = *reinterpret_cast<const P*>(src + so + (k + q) * g.sa);
 #pragma unroll
-            for (int q = 0; q < SL_COLS_UNROLL; ++q) {
+            for (int q = 0; q < U; ++q) {
                 if (k + q < k1) {
                     P o;
 #pragma unroll
                     for (int j = 0; j < V; ++j) {
                         const A x = K::in(v[q].v[j]);
                         if (exclusive) {
-                            o.v[j] = K::out(acc[j]);
+                            o.v[j] = (k + q == 0 && exclusive == 1) ? K::out(A(0)) : K::out(acc[j]);
                             acc[j] = acc[j] + x;
                         } else {
                             acc[j] = acc[j] + x;
@@ -261,7 +260,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
-    const bool exclusive = g.exclusive != 0;
+    const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         const long long y0 = (b % g.tiles_y) * TY;
         const long long row = b / g.tiles_y;
@@ -272,7 +271,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
         const bool yin = y0 + tl * W < g.ny;
         A carry[RPW];
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) carry[r] = A(0);
+        for (int r = 0; r < RPW; ++r) carry[r] = K::zero();
         for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
             A x[RPW][E];
 #pragma unroll
@@ -299,10 +298,11 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
 #pragma unroll
                 for (int e = 1; e < E; ++e) x[r][e] = x[r][e - 1] + x[r][e];
                 A excl, seg;
-                sl_warp_scan(x[r][E - 1], 32, lane, excl, seg);
+                sl_warp_scan<K>(x[r][E - 1], 32, lane, excl, seg);
                 const A base = carry[r] + excl;
 #pragma unroll
-                for (int e = 0; e < E; ++e) tile[warp * RPW + r][lane * E + e] = sl_out<K, E>(base, x[r], e, exclusive);
+                for (int e = 0; e < E; ++e)
+                    tile[warp * RPW + r][lane * E + e] = sl_out<K, E>(base, x[r], e, exclusive, a0 + lane == 0);
                 carry[r] = carry[r] + seg;
             }
             __syncthreads();
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
-    const bool exclusive = g.exclusive != 0;
+    const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         const long long x0 = (b % g.tiles_x) * TX;
         const long long row = b / g.tiles_x;
@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
         const bool xin = x0 + tl * W < g.nx;
         A carry[RPW];
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) carry[r] = A(0);
+        for (int r = 0; r < RPW; ++r) carry[r] = K::zero();
         for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
             Pack<T, W> v[TA / ROWS];
 #pragma unroll
@@ -377,12 +377,12 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
 #pragma unroll
                 for (int e = 1; e < E; ++e) run[e] = run[e - 1] + run[e];
                 A excl, seg;
-                sl_warp_scan(run[E - 1], 32, lane, excl, seg);
+                sl_warp_scan<K>(run[E - 1], 32, lane, excl, seg);
                 const A base = carry[r] + excl;
                 if (x0 + x < g.nx) {
                     P o;
 #pragma unroll
-                    for (int e = 0; e < E; ++e) o.v[e] = sl_out<K, E>(base, run, e, exclusive);
+                    for (int e = 0; e < E; ++e) o.v[e] = sl_out<K, E>(base, run, e, exclusive, a0 + lane == 0);
                     if (VEC) {
                         if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + r * g.dx) = o;
                     } else {
@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
-    const bool exclusive = g.exclusive != 0;
+    const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         long long t = b;
         const long long x0 = (t % g.tiles_x) * TILE;
@@ -433,7 +433,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
 #pragma unroll
         for (int q = 0; q < PER; ++q) {
 #pragma unroll
-            for (int j = 0; j < W; ++j) acc[q][j] = A(0);
+            for (int j = 0; j < W; ++j) acc[q][j] = K::zero();
         }
         for (long long k0 = 0; k0 < g.na; k0 += S, ps += S * g.sa, pd += S * g.da) {
             P v[S][PER];
@@ -468,7 +468,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
                         for (int j = 0; j < W; ++j) {
                             const A xv = K::in(tile[s][tl * W + j][tr + q * ROWS]);
                             if (exclusive) {
-                                o.v[j] = K::out(acc[q][j]);
+                                o.v[j] = (k0 + s == 0 && exclusive == 1) ? K::out(A(0)) : K::out(acc[q][j]);
                                 acc[q][j] = acc[q][j] + xv;
                             } else {
                                 acc[q][j] = acc[q][j] + xv;
