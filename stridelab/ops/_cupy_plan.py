@@ -66,25 +66,23 @@ SCAN_TYPES = {
 _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 
 
-#: Shapes of the tiled kernels, by element size: (vectorised, element by element). A copy tile is
-#: (TILE, W): TILE x TILE elements, W-element vectors on both sides. A scan tile along X or Y of
-#: the axis is (E, VEC, TILE): E axis elements per lane (one vector per access where VEC) and
-#: TILE elements across. A scan tile with the axis outside is (TILE, S, W): S axis steps per
-#: barrier pair. Sizes chosen from measurements on an H200 (benchmarks/RESULTS-gpu.md).
-COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((128, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
-SCAN_AXIS_TILES = {4: ((2, True, 32), (1, False, 32)), 2: ((4, True, 64), (2, False, 32))}
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 1)), 2: ((32, 16, 2), (32, 8, 1))}
-#: Further shapes compiled too, so that a benchmark can compare them.
-_EXTRA_COPY_TILES = {4: ((64, 4),), 2: ((64, 2), (64, 4))}
-_EXTRA_AXIS_TILES = {4: ((4, True, 32),), 2: ((4, True, 32), (2, True, 64))}
-_EXTRA_OUTER_TILES = {4: ((64, 2, 2),), 2: ((32, 8, 2), (64, 2, 2))}
-#: Columns scans: the widest vectors that fit; fewer columns than this many threads per
-#: multiprocessor load COLS_DEEP steps ahead instead of COLS_STEPS.
-COLS_THREADS_PER_SM = 1024
-COLS_STEPS, COLS_DEEP = 8, 16
-#: Lines scans: vectors per lane (a lane scans LINES_VECTORS * V consecutive elements per step).
-LINES_VECTORS = 4
-_EXTRA_LINES_VECTORS = (2,)
+#: Shapes of the tiled kernels, by element size, chosen from measurements on an H200 (see
+#: benchmarks/RESULTS-gpu.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
+#: on both sides; (vectorised, element by element). A scan tile along the axis (AX: the axis
+#: innermost in the source, AY: in the destination) is (E, VEC, TILE): E axis elements per lane
+#: (one vector per access where VEC) and TILE elements across; (vectorised, element by element).
+#: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
+#: with many blocks, with few blocks, element by element).
+COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+SCAN_AX_TILES = {4: ((2, True, 32), (1, False, 32)), 2: ((2, True, 64), (2, False, 32))}
+SCAN_AY_TILES = {4: ((4, True, 32), (1, False, 32)), 2: ((4, True, 64), (2, False, 32))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 2), (32, 8, 1), (32, 8, 1))}
+#: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
+#: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead.
+COLS_THREADS_PER_SM = 512
+COLS_STEPS = 8
+#: Lines scans: vectors per lane, by element size (a lane scans that many * V consecutive elements).
+LINES_VECTORS = {4: 2, 2: 1}
 
 
 def _copy_kernels() -> tuple[str, ...]:
@@ -92,7 +90,7 @@ def _copy_kernels() -> tuple[str, ...]:
     for e in (1, 2, 4, 8):
         names.append(f"sl_copy_rows<{e}, 1, 0>")
         names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in range(5))
-        names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in (*COPY_TILES[e], *_EXTRA_COPY_TILES.get(e, ())))
+        names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in COPY_TILES[e])
     return tuple(names)
 
 
@@ -103,16 +101,13 @@ def _vector_widths(esize: int) -> list[int]:
 def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
-        v = VECTOR_BYTES // e
-        names += [f"sl_scan_lines<{traits}, 1, {LINES_VECTORS}, false>"]
-        for c in (LINES_VECTORS, *_EXTRA_LINES_VECTORS):
-            names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
+        v, c = VECTOR_BYTES // e, LINES_VECTORS[e]
+        names += [f"sl_scan_lines<{traits}, 1, {c}, false>"]
+        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
-        names += [f"sl_scan_cols<{traits}, {v}, {COLS_DEEP}>"]
-        for a, vec, tile in (*SCAN_AXIS_TILES[e], *_EXTRA_AXIS_TILES[e]):
-            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {tile}, {str(vec).lower()}>" for kind in ("ax", "ay")]
-        outer_tiles = (*SCAN_OUTER_TILES[e], *_EXTRA_OUTER_TILES[e])
-        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in outer_tiles]
+        for kind, tiles in (("ax", SCAN_AX_TILES), ("ay", SCAN_AY_TILES)):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(vec).lower()}>" for a, vec, t in tiles[e]]
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
 
@@ -372,7 +367,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         if _aligned(src_align, back, VECTOR_BYTES) and _aligned(dst_align, back, VECTOR_BYTES):
             v, rev = vmax, sa < 0
     rows = prod(t[0] for t in outer)
-    group = LINES_VECTORS * v  # elements per lane per step
+    group = LINES_VECTORS[esize] * v  # elements per lane per step
     nchunks, chunk = 1, na
     warps_wanted = sm_count * 64
     if chunks and rows < warps_wanted and na > 32 * group * 16:
@@ -383,7 +378,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     units = rows * nchunks
     nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS[esize]}, {'true' if rev else 'false'}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
@@ -398,9 +393,10 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     if outer and outer[-1][1] == outer[-1][2] == 1:
         nx = outer[-1][0]
         strides = [sa, da, *(s for t in outer[:-1] for s in t[1:])]
-        v = next(
-            w for w in reversed(_vector_widths(esize)) if _vectors_fit(w, esize, src_align, dst_align, strides, nx)
-        )
+        widths = [w for w in _vector_widths(esize) if _vectors_fit(w, esize, src_align, dst_align, strides, nx)]
+        v = widths[-1]
+        if prod(t[0] for t in outer) // v < sm_count * COLS_THREADS_PER_SM:  # few columns: more threads
+            v = min(v, 8 // esize)
         outer = [*outer[:-1], (nx // v, v, v)]
     cols = prod(t[0] for t in outer)
     nchunks, chunk = 1, na
@@ -410,8 +406,7 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         nchunks = _cdiv(na, chunk)
     nblocks = _cdiv(cols * nchunks, THREADS)
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, exclusive=ex)
-    deep = v == VECTOR_BYTES // esize and cols < sm_count * COLS_THREADS_PER_SM
-    kernel = f"sl_scan_cols<{traits}, {v}, {COLS_DEEP if deep else COLS_STEPS}>"
+    kernel = f"sl_scan_cols<{traits}, {v}, {COLS_STEPS}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
@@ -425,7 +420,7 @@ def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
-    (e, vec, tile), scalar = SCAN_AXIS_TILES[esize]
+    (e, vec, tile), scalar = SCAN_AX_TILES[esize]
     strides = [sy, da, *(s for t in outer for s in t[1:])]
     if not (sa == 1 and dy == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, ny)):
         e, vec, tile = scalar
@@ -440,7 +435,7 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
-    (e, vec, tile), scalar = SCAN_AXIS_TILES[esize]
+    (e, vec, tile), scalar = SCAN_AY_TILES[esize]
     strides = [sa, dx, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and da == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, nx)):
         e, vec, tile = scalar
@@ -452,15 +447,17 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
 
 
 def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
-    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
-    (tile, steps, w), scalar = SCAN_OUTER_TILES[esize]
+    many, few, scalar = SCAN_OUTER_TILES[esize]
+    rows = prod(t[0] for t in outer)
+    tile, steps, w = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
         tile, steps, w = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
-    nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
+    nblocks = tiles_x * tiles_y * rows
     geo = _geo(
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
