@@ -497,3 +497,35 @@ def test_cumulative_summation_over_more_than_2_31_uint16_elements(gpu_memory):
         "stridelab_test_check_decreasing",
     )
     assert int(cupy.count_nonzero(check(t.buffer[: rows * 8], rows))) == 0
+
+
+@pytest.mark.parametrize("name", SCAN_TYPES)
+@pytest.mark.parametrize("layout", ["packed", "padded"])
+def test_many_short_lines_match_numpy(name, layout, planned_for):
+    """Lines contiguous along the axis, many of them: scanned through shared memory (planned for
+    one multiprocessor, small tensors already count as many lines)."""
+    import stridelab as sl
+
+    dtype = data_type(name).numpy_dtype
+    sizes = (4, 40, 128)
+    strides = (40 * 136, 136, 1) if layout == "padded" else (40 * 128, 128, 1)
+    rng = np.random.default_rng(11)
+    for exclusive in (False, True):
+        for in_place in (False, True):
+            host = _values(rng, dtype, 4 * 40 * 136)
+            desc = sl.TensorDesc(name, sizes, strides)
+            cpu_in = sl.StridedTensor(desc, host.copy())
+            gpu_in = sl.StridedTensor(desc, cupy.asarray(host))
+            cpu = sl.cumulative_summation(cpu_in, 2, exclusive=exclusive, out=cpu_in if in_place else None)
+            gpu = sl.cumulative_summation(gpu_in, 2, exclusive=exclusive, out=gpu_in if in_place else None)
+            got, expected = gpu.to_array().get(), cpu.to_array()
+            if in_place:  # slots outside the description (padding, the buffer's tail) untouched
+                outside = np.ones(host.size, dtype=bool)
+                outside[_index(BufferView(None, 0, sizes, strides)).ravel()] = False
+                np.testing.assert_array_equal(gpu_in.buffer.get()[outside], host[outside])
+            if dtype.kind != "f":
+                np.testing.assert_array_equal(got, expected)
+                continue
+            x = np.abs(sl.StridedTensor(desc, host).to_array().astype(np.float64))
+            bound = 2 * 128 * 2.0**-24 * np.cumsum(x, axis=2) + np.spacing(np.abs(expected)).astype(np.float64)
+            assert (np.abs(got.astype(np.float64) - expected) <= bound).all()
