@@ -83,11 +83,6 @@ COLS_THREADS_PER_SM = 512
 COLS_STEPS = 8
 #: Lines scans: vectors per lane, by element size (a lane scans that many * V consecutive elements).
 LINES_VECTORS = {4: 2, 2: 1}
-#: Many short lines whose views are contiguous along the axis go through shared memory instead
-#: (sl_scan_tile_ay loading along the axis): (E, TX) by element size, used where they make at
-#: least LINES_STAGED_BLOCKS blocks per multiprocessor.
-LINES_STAGED = {4: (4, 32), 2: (4, 64)}
-LINES_STAGED_BLOCKS = 4
 
 
 def _copy_kernels() -> tuple[str, ...]:
@@ -110,9 +105,8 @@ def _scan_kernels() -> tuple[str, ...]:
         names += [f"sl_scan_lines<{traits}, 1, {c}, false>"]
         names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
-        names += [f"sl_scan_tile_ax<{traits}, {a}, {t}, {str(vec).lower()}>" for a, vec, t in SCAN_AX_TILES[e]]
-        names += [f"sl_scan_tile_ay<{traits}, {a}, {t}, {str(vec).lower()}, false>" for a, vec, t in SCAN_AY_TILES[e]]
-        names += [f"sl_scan_tile_ay<{traits}, {LINES_STAGED[e][0]}, {LINES_STAGED[e][1]}, true, true>"]
+        for kind, tiles in (("ax", SCAN_AX_TILES), ("ay", SCAN_AY_TILES)):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(vec).lower()}>" for a, vec, t in tiles[e]]
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
@@ -337,11 +331,11 @@ def plan_scan(
 
     if dst_in == a:
         if src_in in (None, a) or abs(sa) * esize <= 8 or small(src_in):
-            return _scan_lines_staged(ctx, shift_s, shift_d) or _scan_lines(ctx, shift_s, shift_d)
+            return _scan_lines(ctx, shift_s, shift_d)
         return _scan_tile_ay(ctx, shift_s, shift_d, src_in)
     if src_in == a:
         if abs(da) * esize <= 8 or small(dst_in):
-            return _scan_lines_staged(ctx, shift_s, shift_d) or _scan_lines(ctx, shift_s, shift_d)
+            return _scan_lines(ctx, shift_s, shift_d)
         return _scan_tile_ax(ctx, shift_s, shift_d, dst_in)
     if src_in is None or src_in == dst_in or abs(dims[dst_in][1]) * esize <= 8 or small(src_in) or small(dst_in):
         return _scan_cols(ctx, shift_s, shift_d)
@@ -362,25 +356,6 @@ def _vectors_fit(w: int, esize: int, src_align: int, dst_align: int, strides: li
         and _aligned(src_align, 0, w * esize)
         and _aligned(dst_align, 0, w * esize)
     )
-
-
-def _scan_lines_staged(ctx, shift_s: int, shift_d: int) -> ScanPlan | None:
-    """Lines through shared memory, or None where they do not fit: both views contiguous along
-    the axis, vectors aligned, and enough lines for LINES_STAGED_BLOCKS blocks per multiprocessor."""
-    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
-    if not others or sa != 1 or da != 1:
-        return None
-    e, tx = LINES_STAGED[esize]
-    nx, sx, dx = others[-1]
-    outer = others[:-1]
-    tiles_x = _cdiv(nx, tx)
-    nblocks = tiles_x * prod(t[0] for t in outer)
-    strides = [sx, dx, *(s for t in outer for s in t[1:])]
-    if nblocks < LINES_STAGED_BLOCKS * sm_count or not _vectors_fit(e, esize, src_align, dst_align, strides, na):
-        return None
-    geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tx}, true, true>", nblocks, (THREADS, 1), geo)
-    return ScanPlan(shift_s, shift_d, launch)
 
 
 def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
@@ -467,7 +442,7 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}, false>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 

@@ -241,10 +241,6 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 // stride 1 may move aligned vectors of several elements (the planner checks sizes, strides and
 // addresses); otherwise every access is a single element.
 
-// Every tiled kernel overlaps memory and work: the loads of the next chunk along the axis are
-// issued as soon as the current one is in shared memory, and complete while it is scanned and
-// stored (they read elements not yet written, so in-place runs stay correct).
-
 // Axis innermost in the source, Y innermost in the destination: each warp scans rows of the tile
 // straight from memory (TA = 32 * E consecutive axis elements, E per lane: one vector load where
 // VEC), the results go through shared memory and out along Y (vectors of E elements where VEC).
@@ -276,15 +272,15 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
         A carry[RPW];
 #pragma unroll
         for (int r = 0; r < RPW; ++r) carry[r] = K::zero();
-        A x[RPW][E];
-        auto load = [&](long long a0) {
+        for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
+            A x[RPW][E];
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
                 const bool in = y0 + warp * RPW + r < g.ny;
                 if (VEC) {
                     P v;
                     if (in && a0 + lane * E < g.na) {
-                        v = *reinterpret_cast<const P*>(ps + a0 * g.sa + r * g.sy);
+                        v = *reinterpret_cast<const P*>(ps + r * g.sy);
                     } else {
 #pragma unroll
                         for (int e = 0; e < E; ++e) v.v[e] = T(0);
@@ -294,12 +290,9 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
                 } else {
 #pragma unroll
                     for (int e = 0; e < E; ++e)
-                        x[r][e] = (in && a0 + lane * E + e < g.na) ? K::in(ps[a0 * g.sa + r * g.sy + e * g.sa]) : A(0);
+                        x[r][e] = (in && a0 + lane * E + e < g.na) ? K::in(ps[r * g.sy + e * g.sa]) : A(0);
                 }
             }
-        };
-        load(0);
-        for (long long a0 = 0; a0 < g.na; a0 += TA) {
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
 #pragma unroll
@@ -313,14 +306,13 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
                 carry[r] = carry[r] + seg;
             }
             __syncthreads();
-            if (a0 + TA < g.na) load(a0 + TA);
 #pragma unroll
             for (int q = 0; q < TA / ROWS; ++q) {
                 if (yin && a0 + tr + q * ROWS < g.na) {
                     Pack<T, W> v;
 #pragma unroll
                     for (int j = 0; j < W; ++j) v.v[j] = tile[tl * W + j][tr + q * ROWS];
-                    *reinterpret_cast<Pack<T, W>*>(pd + (a0 + q * ROWS) * g.da) = v;
+                    *reinterpret_cast<Pack<T, W>*>(pd + q * ROWS * g.da) = v;
                 }
             }
             __syncthreads();
@@ -328,26 +320,21 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
     }
 }
 
-// The axis innermost in the destination: the tile of TX rows (dimension X) by TA = 32 * E axis
-// elements comes in through shared memory, then each warp scans rows of it (E consecutive
-// elements per lane) and writes them straight out along the axis (one vector store where VEC).
-// The tile comes in along X, X innermost in the source (vectors of E where VEC), or, ALONG, along
-// the axis, innermost in both views: many short lines then scan from shared memory, their loads
-// in flight together, instead of a warp waiting on each line's.
-template <typename K, int E, int TX, bool VEC, bool ALONG>
+// X innermost in the source, the axis innermost in the destination: the tile comes in along X
+// (vectors of E elements where VEC) through shared memory; each warp scans rows of it and writes
+// them straight out along the axis (E consecutive elements per lane: one vector store where VEC).
+template <typename K, int E, int TX, bool VEC>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, E> P;
     constexpr int TA = 32 * E;
-    constexpr int RPW = TX / (SL_THREADS / 32);           // tile rows per warp
-    constexpr int W = VEC ? E : 1;                        // elements per load
-    constexpr int LANES = ALONG ? TA / W : TX / W;        // threads along the loaded direction
-    constexpr int ROWS = SL_THREADS / LANES;              // lines of the other direction per pass
-    constexpr int NQ = (ALONG ? TX : TA) / ROWS;          // passes
-    constexpr int PAD = ALONG ? 0 : 4 / sizeof(T);        // ALONG: rows only, aligned vectors
-    typedef Pack<T, W> PW;
-    __shared__ __align__(16) T tile[TX][TA + PAD];
+    constexpr int RPW = TX / (SL_THREADS / 32);  // tile rows per warp
+    constexpr int W = VEC ? E : 1;               // elements per load along X
+    constexpr int LANES = TX / W;                // threads along X in the load
+    constexpr int ROWS = SL_THREADS / LANES;     // axis positions per pass of the load
+    constexpr int PAD = 4 / sizeof(T);
+    __shared__ T tile[TX][TA + PAD];
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -358,41 +345,29 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
         const long long row = b / g.tiles_x;
         long long so, dO;
         sl_decompose(g, row, so, dO);
-        // ALONG: thread loads x = tr + q * ROWS, a = tl * W; else x = tl * W, a = tr + q * ROWS
-        const T* ps = ALONG ? src + so + (x0 + tr) * g.sx + (long long)(tl * W) * g.sa
-                            : src + so + (x0 + tl * W) * g.sx + (long long)tr * g.sa;
-        const long long q_step = ALONG ? ROWS * g.sx : ROWS * g.sa;
+        const T* ps = src + so + (x0 + tl * W) * g.sx + (long long)tr * g.sa;
         T* pd = dst + dO + (x0 + warp * RPW) * g.dx + (long long)(lane * E) * g.da;
+        const bool xin = x0 + tl * W < g.nx;
         A carry[RPW];
 #pragma unroll
         for (int r = 0; r < RPW; ++r) carry[r] = K::zero();
-        PW v[NQ];
-        auto load = [&](long long a0) {
+        for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
+            Pack<T, W> v[TA / ROWS];
 #pragma unroll
-            for (int q = 0; q < NQ; ++q) {
-                const bool in = ALONG ? (x0 + tr + q * ROWS < g.nx && a0 + tl * W < g.na)
-                                      : (x0 + tl * W < g.nx && a0 + tr + q * ROWS < g.na);
-                if (in) {
-                    v[q] = *reinterpret_cast<const PW*>(ps + a0 * g.sa + q * q_step);
+            for (int q = 0; q < TA / ROWS; ++q) {
+                if (xin && a0 + tr + q * ROWS < g.na) {
+                    v[q] = *reinterpret_cast<const Pack<T, W>*>(ps + q * ROWS * g.sa);
                 } else {
 #pragma unroll
                     for (int j = 0; j < W; ++j) v[q].v[j] = T(0);
                 }
             }
-        };
-        load(0);
-        for (long long a0 = 0; a0 < g.na; a0 += TA) {
 #pragma unroll
-            for (int q = 0; q < NQ; ++q) {
-                if (ALONG) {
-                    *reinterpret_cast<PW*>(&tile[tr + q * ROWS][tl * W]) = v[q];
-                } else {
+            for (int q = 0; q < TA / ROWS; ++q) {
 #pragma unroll
-                    for (int j = 0; j < W; ++j) tile[tl * W + j][tr + q * ROWS] = v[q].v[j];
-                }
+                for (int j = 0; j < W; ++j) tile[tl * W + j][tr + q * ROWS] = v[q].v[j];
             }
             __syncthreads();
-            if (a0 + TA < g.na) load(a0 + TA);
 #pragma unroll
             for (int r = 0; r < RPW; ++r) {
                 const int x = warp * RPW + r;
@@ -409,11 +384,11 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
 #pragma unroll
                     for (int e = 0; e < E; ++e) o.v[e] = sl_out<K, E>(base, run, e, exclusive, a0 + lane == 0);
                     if (VEC) {
-                        if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + a0 * g.da + r * g.dx) = o;
+                        if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + r * g.dx) = o;
                     } else {
 #pragma unroll
                         for (int e = 0; e < E; ++e)
-                            if (a0 + lane * E + e < g.na) pd[(a0 + e) * g.da + r * g.dx] = o.v[e];
+                            if (a0 + lane * E + e < g.na) pd[r * g.dx + e * g.da] = o.v[e];
                     }
                 }
                 carry[r] = carry[r] + seg;
@@ -460,23 +435,20 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
 #pragma unroll
             for (int j = 0; j < W; ++j) acc[q][j] = K::zero();
         }
-        P v[S][PER];
-        auto load = [&](long long k0) {
+        for (long long k0 = 0; k0 < g.na; k0 += S, ps += S * g.sa, pd += S * g.da) {
+            P v[S][PER];
 #pragma unroll
             for (int s = 0; s < S; ++s) {
 #pragma unroll
                 for (int q = 0; q < PER; ++q) {
                     if (xin && k0 + s < g.na && y0 + tr + q * ROWS < g.ny) {
-                        v[s][q] = *reinterpret_cast<const P*>(ps + (k0 + s) * g.sa + q * ps_step);
+                        v[s][q] = *reinterpret_cast<const P*>(ps + s * g.sa + q * ps_step);
                     } else {
 #pragma unroll
                         for (int j = 0; j < W; ++j) v[s][q].v[j] = T(0);
                     }
                 }
             }
-        };
-        load(0);
-        for (long long k0 = 0; k0 < g.na; k0 += S) {
 #pragma unroll
             for (int s = 0; s < S; ++s) {
 #pragma unroll
@@ -486,7 +458,6 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
                 }
             }
             __syncthreads();
-            if (k0 + S < g.na) load(k0 + S);
 #pragma unroll
             for (int s = 0; s < S; ++s) {
                 if (k0 + s < g.na) {
@@ -504,7 +475,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, 
                                 o.v[j] = K::out(acc[q][j]);
                             }
                         }
-                        if (yin && x0 + tr + q * ROWS < g.nx) *reinterpret_cast<P*>(pd + (k0 + s) * g.da + q * pd_step) = o;
+                        if (yin && x0 + tr + q * ROWS < g.nx) *reinterpret_cast<P*>(pd + s * g.da + q * pd_step) = o;
                     }
                 }
             }
