@@ -67,8 +67,11 @@ class StridedTensor:
         """View any numpy or cupy array with at least one element as a strided tensor, without copying.
 
         Byte strides become element strides; the buffer is a flat view from the first element to
-        the last. A 0-d array becomes a 1-element, 1-D tensor.
+        the last. A 0-d array becomes a 1-element, 1-D tensor. Other GPU arrays (a PyTorch CUDA
+        tensor, anything with ``__cuda_array_interface__`` or a CUDA DLPack capsule) are viewed
+        through CuPy, also without copying.
         """
+        array = _as_cupy_if_cuda(array)
         xp = array_module(array)
         dtype = data_type(array.dtype)
         if array.size == 0:
@@ -135,3 +138,23 @@ class StridedTensor:
     def __repr__(self) -> str:
         where = "cupy" if self.on_gpu else "numpy"
         return f"StridedTensor({self.desc!r}, buffer={where}[{self.buffer.size}])"
+
+
+_DLPACK_CUDA = 2  # kDLCUDA in DLPack's DLDeviceType
+
+
+def _as_cupy_if_cuda(array: Any) -> Any:
+    """A zero-copy CuPy view of a CUDA array that is neither numpy nor cupy (CuPy imported only
+    then); anything else unchanged."""
+    if isinstance(array, np.ndarray) or is_cupy_array(array):
+        return array
+    try:  # a CPU tensor may raise rather than lack the attribute
+        cuda_interface = hasattr(array, "__cuda_array_interface__")
+        dlpack_cuda = hasattr(array, "__dlpack__") and array.__dlpack_device__()[0] == _DLPACK_CUDA
+    except Exception:  # not a usable GPU array: leave it to the type check
+        return array
+    if cuda_interface or dlpack_cuda:
+        import cupy
+
+        return cupy.asarray(array) if cuda_interface else cupy.from_dlpack(array)
+    return array

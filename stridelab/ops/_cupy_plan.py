@@ -1,0 +1,466 @@
+"""Launch plans for the CuPy kernels (``cuda/*.cu``), worked out in plain Python ints.
+
+A plan turns a source and a destination view (sizes, signed element strides, and where element 0
+of each lies modulo 16 bytes) into kernel launches. It never sees a buffer, so it needs neither
+CuPy nor a GPU, and :mod:`stridelab.ops._cupy` memoises it: a repeated call costs one dictionary
+look-up. The steps:
+
+1. Drop dimensions of size 1 and reverse those the destination walks backwards (both views
+   together, so the pairs of elements moved stay the same); a scan keeps its axis as it is, since
+   the order of its running tally matters.
+2. Sort the dimensions by destination stride and merge neighbours that are contiguous in both
+   views: a packed copy becomes one long row whatever its rank.
+3. Pick the kernel from where each view's innermost dimension lies, so that loads and stores are
+   both coalesced: rows (same innermost dimension; 16-byte vectors where sizes, strides and
+   addresses allow), or a shared-memory tile (innermost dimensions differ, as NCHW against NHWC).
+   A scan runs along lines (axis innermost: lanes of a warp share a line), down columns (axis
+   outer: a thread per column) or through a tile; a long line or column with little else to run
+   in parallel is cut into chunks, scanned in three passes (chunk totals, their exclusive scan,
+   the chunks again from those carries).
+
+The kernels' geometry is a flat tuple of 64-bit ints in the order of ``struct Geo`` in
+``cuda/common.cuh`` (:data:`GEO_FIELDS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+__all__ = [
+    "COPY_KERNELS",
+    "GEO_FIELDS",
+    "GEO_LEN",
+    "SCAN_KERNELS",
+    "SCAN_TYPES",
+    "CopyPlan",
+    "Launch",
+    "ScanPlan",
+    "plan_copy",
+    "plan_scan",
+]
+
+MAX_DIMS = 8
+THREADS = 256
+COPY_ILP = 4  # SL_COPY_ILP in copy.cu
+GRID_CAP = 2**31 - 1
+VECTOR_BYTES = 16
+
+#: ``struct Geo`` field by field: (name, count).
+GEO_FIELDS: tuple[tuple[str, int], ...] = (
+    ("n", MAX_DIMS),
+    ("s", MAX_DIMS),
+    ("d", MAX_DIMS),
+    *((name, 1) for name in "nd rows nx sx dx ny sy dy na sa da chunk nchunks".split()),
+    *((name, 1) for name in "tiles_x tiles_y nblocks lanes exclusive".split()),
+)
+GEO_LEN = sum(count for _, count in GEO_FIELDS)
+
+#: DirectML type of a scan -> (kernel traits in scan.cu, element bytes, traits of its accumulator).
+SCAN_TYPES = {
+    "FLOAT32": ("F32", 4, "FLOAT32"),
+    "FLOAT16": ("F16", 2, "FLOAT32"),
+    "UINT32": ("U32", 4, "UINT32"),
+    "UINT16": ("U16", 2, "UINT32"),
+}
+_TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
+
+
+#: Shapes of the tiled kernels, by element size, chosen from measurements on an H200 (see
+#: benchmarks/RESULTS-gpu.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
+#: on both sides; (vectorised, element by element). A scan tile along the axis (AX: the axis
+#: innermost in the source, AY: in the destination) is (E, VEC, TILE): E axis elements per lane
+#: (one vector per access where VEC) and TILE elements across; (vectorised, element by element).
+#: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
+#: with many blocks, with few blocks, element by element).
+COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+SCAN_AX_TILES = {4: ((2, True, 32), (1, False, 32)), 2: ((2, True, 64), (2, False, 32))}
+SCAN_AY_TILES = {4: ((4, True, 32), (1, False, 32)), 2: ((4, True, 64), (2, False, 32))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 2), (32, 8, 1), (32, 8, 1))}
+#: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
+#: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead.
+COLS_THREADS_PER_SM = 512
+COLS_STEPS = 8
+#: Lines scans: vectors per lane, by element size (a lane scans that many * V consecutive elements).
+LINES_VECTORS = {4: 2, 2: 1}
+
+
+def _copy_kernels() -> tuple[str, ...]:
+    names = []
+    for e in (1, 2, 4, 8):
+        names.append(f"sl_copy_rows<{e}, 1, 0>")
+        names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in range(5))
+        names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in COPY_TILES[e])
+    return tuple(names)
+
+
+def _vector_widths(esize: int) -> list[int]:
+    return [1 << i for i in range((VECTOR_BYTES // esize).bit_length())]
+
+
+def _scan_kernels() -> tuple[str, ...]:
+    names = []
+    for traits, e in _TRAITS_BYTES.items():
+        v, c = VECTOR_BYTES // e, LINES_VECTORS[e]
+        names += [f"sl_scan_lines<{traits}, 1, {c}, false>"]
+        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
+        names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
+        for kind, tiles in (("ax", SCAN_AX_TILES), ("ay", SCAN_AY_TILES)):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(vec).lower()}>" for a, vec, t in tiles[e]]
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
+    return tuple(names)
+
+
+#: Every template instantiation the loader asks NVRTC for (``name_expressions``).
+COPY_KERNELS = _copy_kernels()
+SCAN_KERNELS = _scan_kernels()
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: template name, 1-D grid of ``block`` threads, geometry."""
+
+    kernel: str
+    grid: int
+    block: tuple[int, int]
+    geo: tuple[int, ...]
+
+    @property
+    def carries(self) -> bool:
+        """Whether the kernel takes the two chunk-total pointers (``partial``, ``carry_in``) after
+        ``src`` and ``dst``: the lines and columns scans do, the tiled scans and copies do not."""
+        return self.kernel.startswith(("sl_scan_lines", "sl_scan_cols"))
+
+
+@dataclass(frozen=True)
+class CopyPlan:
+    """A copy: shift each view's element 0 by these elements (dimensions reversed), then launch."""
+
+    src_shift: int
+    dst_shift: int
+    launch: Launch
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """A scan in one pass (``first`` is None) or three: ``first`` writes each chunk's total to a
+    temporary of ``partial_count`` accumulators of type ``partial_type``, ``partial_plan`` scans
+    them in place (exclusive), ``launch`` scans the chunks from those carries."""
+
+    src_shift: int
+    dst_shift: int
+    launch: Launch
+    first: Launch | None = None
+    partial_count: int = 0
+    partial_type: str = ""
+    partial_plan: ScanPlan | None = None
+
+
+Dim = tuple[int, int, int]  # (size, source stride, destination stride)
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _prepare(sizes, src_strides, dst_strides, keep: int | None) -> tuple[list[Dim], int, int]:
+    """Steps 1 and 2: the dimensions other than ``keep``, outermost first, size-1 ones dropped,
+    all destination strides made positive, contiguous neighbours merged; and the element shifts of
+    the two views' element 0 that the reversals imply."""
+    shift_s = shift_d = 0
+    dims = []
+    for i, (n, s, d) in enumerate(zip(sizes, src_strides, dst_strides)):
+        if i == keep or n == 1:
+            continue
+        if d < 0 or (d == 0 and s < 0):
+            shift_s += (n - 1) * s
+            shift_d += (n - 1) * d
+            s, d = -s, -d
+        dims.append((n, s, d))
+    dims.sort(key=lambda t: (t[2], abs(t[1])), reverse=True)
+    merged: list[Dim] = []
+    for n, s, d in dims:
+        if merged and merged[-1][1] == n * s and merged[-1][2] == n * d:
+            merged[-1] = (merged[-1][0] * n, s, d)
+        else:
+            merged.append((n, s, d))
+    return merged, shift_s, shift_d
+
+
+def _geo(outer: list[Dim], **fields: int) -> tuple[int, ...]:
+    """The flat ``struct Geo`` for outer dimensions ``outer`` (outermost first) and named fields."""
+    inner_first = outer[::-1]
+    pad = [0] * (MAX_DIMS - len(inner_first))
+    values = {
+        "n": [t[0] for t in inner_first] + [1] * len(pad),
+        "s": [t[1] for t in inner_first] + pad,
+        "d": [t[2] for t in inner_first] + pad,
+        "nd": len(inner_first),
+        "rows": prod(t[0] for t in outer),
+    }
+    values.update(fields)
+    flat: list[int] = []
+    for name, count in GEO_FIELDS:
+        v = values.get(name, 0)
+        flat.extend(v if count > 1 else [v])
+    return tuple(int(v) for v in flat)
+
+
+def _launch(kernel: str, nblocks: int, block: tuple[int, int], geo: tuple[int, ...]) -> Launch:
+    return Launch(kernel, min(max(nblocks, 1), GRID_CAP), block, geo)
+
+
+def _aligned(align: int, shift_bytes: int, to: int) -> bool:
+    return (align + shift_bytes) % to == 0
+
+
+def _innermost(dims: list[Dim], col: int, prefer: int | None) -> int | None:
+    """Index of the dimension with the smallest non-zero |stride| (column 1: source, 2:
+    destination) among those of size > 1; ties go to ``prefer``, then to the later dimension."""
+    best = None
+    for i, t in enumerate(dims):
+        if t[0] > 1 and t[col] != 0:
+            key = (abs(t[col]), i != prefer, -i)
+            if best is None or key < best[0]:
+                best = (key, i)
+    return None if best is None else best[1]
+
+
+# ----------------------------------------------------------------------------------------------- copies
+
+
+def plan_copy(esize: int, sizes, src_strides, dst_strides, src_align: int, dst_align: int) -> CopyPlan:
+    """Plan ``dst[c] = src[c]`` for elements of ``esize`` bytes; ``*_align``: the byte address of
+    each view's element 0 modulo 16."""
+    dims, shift_s, shift_d = _prepare(sizes, src_strides, dst_strides, None)
+    if not dims:
+        dims = [(1, 1, 1)]
+    src_align = (src_align + shift_s * esize) % VECTOR_BYTES
+    dst_align = (dst_align + shift_d * esize) % VECTOR_BYTES
+    y = len(dims) - 1
+    x = _innermost(dims, 1, prefer=y)
+    ny, sy, _ = dims[y]
+    if x is not None and x != y and abs(sy) * esize >= 16 and dims[x][0] >= 8 and ny >= 8:
+        launch = _copy_tiled(esize, dims, x, y, src_align, dst_align)
+    else:
+        launch = _copy_rows(esize, dims, src_align, dst_align)
+    return CopyPlan(shift_s, shift_d, launch)
+
+
+def _copy_tiled(esize: int, dims: list[Dim], x: int, y: int, src_align: int, dst_align: int) -> Launch:
+    outer = [t for i, t in enumerate(dims) if i not in (x, y)]
+    (nx, sx, dx), (ny, sy, dy) = dims[x], dims[y]
+    (tile, w), scalar = COPY_TILES[esize]
+    vector_ok = (
+        sx == 1
+        and dy == 1
+        and nx % w == 0
+        and ny % w == 0
+        and sy % w == 0
+        and dx % w == 0
+        and _vector_ok(outer, w)
+        and _aligned(src_align, 0, w * esize)
+        and _aligned(dst_align, 0, w * esize)
+    )
+    if not vector_ok:
+        tile, w = scalar
+    tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
+    nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
+    geo = _geo(outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks)
+    return _launch(f"sl_copy_tiled<{esize}, {tile}, {w}>", nblocks, (THREADS, 1), geo)
+
+
+def _copy_rows(esize: int, dims: list[Dim], src_align: int, dst_align: int) -> Launch:
+    outer = dims[:-1]
+    nx, sx, dx = dims[-1]
+    v, mode = 1, 0
+    vmax = VECTOR_BYTES // esize
+    if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, VECTOR_BYTES):
+        v = vmax
+        src_ok = all(t[1] % vmax == 0 for t in outer)
+        back = {1: 0, -1: -(vmax - 1), 2: 0, -2: -(2 * vmax - 1)}.get(sx)  # first element read, from the group's
+        if src_ok and back is not None and _aligned(src_align, back * esize, VECTOR_BYTES):
+            mode = {1: 1, -1: 2, 2: 3, -2: 4}[sx]
+    groups = nx // v
+    tx = min(THREADS, _pow2_at_least(_cdiv(groups, COPY_ILP)))
+    ty = THREADS // tx
+    rows = prod(t[0] for t in outer)
+    tiles_x, tiles_y = _cdiv(groups, tx * COPY_ILP), _cdiv(rows, ty)
+    nblocks = tiles_x * tiles_y
+    geo = _geo(outer, nx=groups, sx=sx, dx=dx, tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks)
+    return _launch(f"sl_copy_rows<{esize}, {v}, {mode}>", nblocks, (tx, ty), geo)
+
+
+# ----------------------------------------------------------------------------------------------- scans
+
+
+def plan_scan(
+    data_type: str,
+    sizes,
+    src_strides,
+    dst_strides,
+    axis: int,
+    exclusive: bool,
+    src_align: int,
+    dst_align: int,
+    sm_count: int,
+    chunks: bool = True,
+) -> ScanPlan:
+    """Plan the running tally along ``axis`` (increasing coordinates) of a ``data_type`` view.
+    ``sm_count`` (multiprocessors) decides when a long axis is worth cutting into chunks."""
+    traits, esize, _ = SCAN_TYPES[data_type]
+    others, shift_s, shift_d = _prepare(sizes, src_strides, dst_strides, axis)
+    src_align = (src_align + shift_s * esize) % VECTOR_BYTES
+    dst_align = (dst_align + shift_d * esize) % VECTOR_BYTES
+    na, sa, da = sizes[axis], src_strides[axis], dst_strides[axis]
+    dims = [*others, (na, sa, da)]
+    a = len(others)
+    src_in = _innermost(dims, 1, prefer=a)
+    dst_in = _innermost(dims, 2, prefer=a)
+    if dst_in is None:
+        dst_in = a
+    ex = int(exclusive)  # 2 (internal): exclusive, first value the identity (chunk totals)
+    ctx = (data_type, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, chunks)
+
+    def small(i: int) -> bool:
+        return dims[i][0] < 8
+
+    if dst_in == a:
+        if src_in in (None, a) or abs(sa) * esize <= 8 or small(src_in):
+            return _scan_lines(ctx, shift_s, shift_d)
+        return _scan_tile_ay(ctx, shift_s, shift_d, src_in)
+    if src_in == a:
+        if abs(da) * esize <= 8 or small(dst_in):
+            return _scan_lines(ctx, shift_s, shift_d)
+        return _scan_tile_ax(ctx, shift_s, shift_d, dst_in)
+    if src_in is None or src_in == dst_in or abs(dims[dst_in][1]) * esize <= 8 or small(src_in) or small(dst_in):
+        return _scan_cols(ctx, shift_s, shift_d)
+    return _scan_tile_an(ctx, shift_s, shift_d, src_in, dst_in)
+
+
+def _vector_ok(dims: list[Dim], v: int) -> bool:
+    return all(t[1] % v == 0 and t[2] % v == 0 for t in dims)
+
+
+def _vectors_fit(w: int, esize: int, src_align: int, dst_align: int, strides: list[int], *sizes: int) -> bool:
+    """Whether every access of ``w``-element vectors is aligned: ``strides`` (of the other
+    dimensions) and ``sizes`` (of the vectorised ones) multiples of ``w``, element 0 of both views
+    on a ``w * esize`` byte boundary."""
+    return (
+        all(s % w == 0 for s in strides)
+        and all(n % w == 0 for n in sizes)
+        and _aligned(src_align, 0, w * esize)
+        and _aligned(dst_align, 0, w * esize)
+    )
+
+
+def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
+    data_type, traits, esize, outer, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
+    vmax = VECTOR_BYTES // esize
+    v, rev = 1, False
+    if sa == da and abs(sa) == 1 and na % vmax == 0 and _vector_ok(outer, vmax):
+        back = -(vmax - 1) * esize if sa < 0 else 0
+        if _aligned(src_align, back, VECTOR_BYTES) and _aligned(dst_align, back, VECTOR_BYTES):
+            v, rev = vmax, sa < 0
+    rows = prod(t[0] for t in outer)
+    group = LINES_VECTORS[esize] * v  # elements per lane per step
+    nchunks, chunk = 1, na
+    warps_wanted = sm_count * 64
+    if chunks and rows < warps_wanted and na > 32 * group * 16:
+        nchunks = min(_cdiv(2 * warps_wanted, rows), _cdiv(na, 32 * group * 16))
+        chunk = _cdiv(_cdiv(na, nchunks), 32 * group) * 32 * group
+        nchunks = _cdiv(na, chunk)
+    lanes = 32 if nchunks > 1 else min(32, _pow2_at_least(_cdiv(na, group)))
+    units = rows * nchunks
+    nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
+    geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
+    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS[esize]}, {'true' if rev else 'false'}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
+    if nchunks == 1:
+        return ScanPlan(shift_s, shift_d, launch)
+    acc = SCAN_TYPES[data_type][2]
+    partials = plan_scan(acc, (rows, nchunks), (nchunks, 1), (nchunks, 1), 1, 2, 0, 0, sm_count, chunks=False)
+    return ScanPlan(shift_s, shift_d, launch, launch, units, acc, partials)
+
+
+def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
+    data_type, traits, esize, outer, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
+    v = 1
+    if outer and outer[-1][1] == outer[-1][2] == 1:
+        nx = outer[-1][0]
+        strides = [sa, da, *(s for t in outer[:-1] for s in t[1:])]
+        widths = [w for w in _vector_widths(esize) if _vectors_fit(w, esize, src_align, dst_align, strides, nx)]
+        v = widths[-1]
+        if prod(t[0] for t in outer) // v < sm_count * COLS_THREADS_PER_SM:  # few columns: more threads
+            v = min(v, 8 // esize)
+        outer = [*outer[:-1], (nx // v, v, v)]
+    cols = prod(t[0] for t in outer)
+    nchunks, chunk = 1, na
+    if chunks and cols < sm_count * 128 and na >= 64:
+        nchunks = min(_cdiv(sm_count * 2048 * 2, cols), _cdiv(na, 16))
+        chunk = _cdiv(na, nchunks)
+        nchunks = _cdiv(na, chunk)
+    nblocks = _cdiv(cols * nchunks, THREADS)
+    geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, exclusive=ex)
+    kernel = f"sl_scan_cols<{traits}, {v}, {COLS_STEPS}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
+    if nchunks == 1:
+        return ScanPlan(shift_s, shift_d, launch)
+    acc = SCAN_TYPES[data_type][2]
+    width = cols * v
+    partials = plan_scan(acc, (nchunks, width), (width, 1), (width, 1), 0, 2, 0, 0, sm_count, chunks=False)
+    return ScanPlan(shift_s, shift_d, launch, launch, nchunks * width, acc, partials)
+
+
+def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
+    ny, sy, dy = others[y]
+    outer = [t for i, t in enumerate(others) if i != y]
+    (e, vec, tile), scalar = SCAN_AX_TILES[esize]
+    strides = [sy, da, *(s for t in outer for s in t[1:])]
+    if not (sa == 1 and dy == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, ny)):
+        e, vec, tile = scalar
+    tiles_y = _cdiv(ny, tile)
+    nblocks = tiles_y * prod(t[0] for t in outer)
+    geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
+    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    return ScanPlan(shift_s, shift_d, launch)
+
+
+def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
+    nx, sx, dx = others[x]
+    outer = [t for i, t in enumerate(others) if i != x]
+    (e, vec, tile), scalar = SCAN_AY_TILES[esize]
+    strides = [sa, dx, *(s for t in outer for s in t[1:])]
+    if not (sx == 1 and da == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, nx)):
+        e, vec, tile = scalar
+    tiles_x = _cdiv(nx, tile)
+    nblocks = tiles_x * prod(t[0] for t in outer)
+    geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
+    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    return ScanPlan(shift_s, shift_d, launch)
+
+
+def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
+    (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
+    outer = [t for i, t in enumerate(others) if i not in (x, y)]
+    many, few, scalar = SCAN_OUTER_TILES[esize]
+    rows = prod(t[0] for t in outer)
+    tile, steps, w = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
+    strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
+    if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
+        tile, steps, w = scalar
+    tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
+    nblocks = tiles_x * tiles_y * rows
+    geo = _geo(
+        outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
+        tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
+    )  # fmt: skip
+    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
+    return ScanPlan(shift_s, shift_d, launch)
