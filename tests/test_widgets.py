@@ -371,3 +371,16 @@ def test_cumsum_explorer_shows_refused_data_types_inline():
 def test_cumsum_explorer_refuses_bad_parameters(kwargs, match):
     with pytest.raises(sl.LayoutError, match=match):
         sl.CumulativeSummationExplorer(CUMSUM_INPUT, **kwargs)
+
+
+def test_cumsum_explorer_summarises_inputs_too_large_to_map():
+    x = np.zeros((2100, 2000), dtype=np.float32)  # 4.2 million elements: more than a memory map is built for
+    x[0, :4] = [2, 1, 3, 5]
+    e = sl.CumulativeSummationExplorer(x)
+    assert e.error is None and e.output.to_array()[0, :4].tolist() == [2.0, 3.0, 6.0, 11.0]
+    assert "input not drawn: 4200000 logical elements are more than the 4000000" in e._status.value
+    assert "output not drawn: 4200000 logical elements" in e._status.value
+    assert e.tally == "step 1 of 2000 along axis 1 (W), increasing: output[0, 0] = 2 = 2"
+    e.step.value = 3
+    assert e.tally == "step 4 of 2000 along axis 1 (W), increasing: output[0, 3] = 2 + 1 + 3 + 5 = 11"
+    assert e.view.marks[1] == {"cells": {"written": [], "pending": []}, "slots": {"written": []}}

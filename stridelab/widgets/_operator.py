@@ -11,12 +11,12 @@ import numpy as np
 
 from ..backend import location
 from ..errors import LayoutError
-from ..render.scene import build_scene
+from ..render.scene import Scene, build_scene
 from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "host_array"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "host_array", "not_drawn"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
@@ -36,6 +36,20 @@ def host_array(t: StridedTensor) -> np.ndarray:
     """The logical tensor as a packed numpy array, copied from the GPU where it lives there."""
     a = t.to_array()
     return a.get() if t.on_gpu else np.asarray(a)
+
+
+def first_line(t: StridedTensor, axis: int) -> np.ndarray:
+    """The elements along ``axis`` at index 0 of every other dimension, as a numpy array (copied
+    from the GPU where ``t`` lives there): one line, however large the tensor."""
+    index = tuple(slice(None) if i == axis else 0 for i in range(t.desc.dimension_count))
+    line = t.view()[index]
+    return line.get() if t.on_gpu else np.asarray(line)
+
+
+def not_drawn(scenes: list[Scene], names: list[str]) -> str:
+    """For the status line: the maps too large to draw, and why, in words ("" where all are drawn)."""
+    parts = [f"{name} {scene.notes[0]}" for scene, name in zip(scenes, names) if not scene.cell_count]
+    return "".join(f" · {escape(part)}" for part in parts)
 
 
 class OperatorExplorer(StaticFallback, w.VBox):
@@ -75,7 +89,8 @@ class OperatorExplorer(StaticFallback, w.VBox):
             self.view.show([self.scene(self.input)], ["input"])  # the data, without a result
             return
         self.error = None
-        self._status.value = f"{status} · ran on {location(self.input.buffer)}"
+        drawn = not_drawn(self.view.scenes, self.view.panel_names)
+        self._status.value = f"{status} · ran on {location(self.input.buffer)}{drawn}"
 
     def scene(self, source: Any):
         return build_scene(source, max_cells=self._max_cells)

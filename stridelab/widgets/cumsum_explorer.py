@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
-from ._operator import OperatorExplorer, as_tensor, host_array
+from ._operator import OperatorExplorer, as_tensor, first_line
 
 __all__ = ["CumulativeSummationExplorer"]
 
@@ -109,8 +109,8 @@ class CumulativeSummationExplorer(OperatorExplorer):
         self.output = output
         self._scenes = (self.scene(self.input), self.scene(output))
         self.view.show(self._scenes, ["input", "output"])
-        self._input_values = host_array(self.input)
-        self._output_values = host_array(output)
+        # the tally spells out the first line along the axis: read that line, not the tensors
+        self._input_line, self._output_line = first_line(self.input, axis), first_line(output, axis)
         n = self.input.desc.sizes[axis]
         self.play.max = self.step.max = n - 1
         self._mark_step()
@@ -145,12 +145,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
         """The first line's sum at this step, in words, with the value the operator wrote."""
         line = [0] * self.input.desc.dimension_count
         terms = order[:step] if self.exclusive.value else order[: step + 1]
-        values = []
-        for k in terms:
-            line[axis] = k
-            values.append(format_value(self._input_values[tuple(line)].item()))
+        values = [format_value(self._input_line[k].item()) for k in terms]
         line[axis] = order[step]
-        written = format_value(self._output_values[tuple(line)].item())
+        written = format_value(self._output_line[order[step]].item())
         kind = ", exclusive" if self.exclusive.value else ""
         letters = DIMENSION_LETTERS.get(len(line))
         name = f" ({letters[axis]})" if letters else ""
