@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -384,3 +385,48 @@ def test_cumsum_explorer_summarises_inputs_too_large_to_map():
     e.step.value = 3
     assert e.tally == "step 4 of 2000 along axis 1 (W), increasing: output[0, 3] = 2 + 1 + 3 + 5 = 11"
     assert e.view.marks[1] == {"cells": {"written": [], "pending": []}, "slots": {"written": []}}
+
+
+def test_slice_explorer_windows_inputs_too_large_to_map():
+    x = np.arange(5_000_000, dtype=np.float32).reshape(2500, 2000)  # more than a memory map is built for
+    e = sl.SliceExplorer(x, window_offsets=(2496, 1996), window_sizes=(4, 4))
+    assert e.error is None
+    assert e.output.to_array().tolist() == [[r * 2000.0 + c for c in range(1996, 2000)] for r in range(2496, 2500)]
+    assert "16 of 5000000 elements copied" in e._status.value
+    assert "input not drawn: 5000000 logical elements" in e._status.value
+    assert e.view.panels[1]["cells"]["key"] == list(range(16))
+
+
+def test_slice_explorer_badges_follow_logical_coordinates_of_a_broadcast_input():
+    b = np.broadcast_to(np.arange(4, dtype=np.float32), (3, 4))  # every row shares one row of slots
+    e = sl.SliceExplorer(b, window_offsets=(1, 0), window_sizes=(2, 4))
+    assert badges(e.view.panels[0]) == {f"{r},{c}": str(4 * (r - 1) + c) for r in (1, 2) for c in range(4)}
+    assert e.view.panels[0]["cells"]["key"] == [-1] * 4 + list(range(8))  # hover links output o to input o
+    assert e.view.marks[0]["slots"]["read"] == [0, 1, 2, 3]
+
+
+def test_slice_explorer_badges_follow_logical_coordinates_of_an_overlapping_input():
+    windows = np.lib.stride_tricks.sliding_window_view(np.arange(6, dtype=np.float32), 3)  # strides (1, 1)
+    e = sl.SliceExplorer(windows, window_offsets=(1, 1), window_sizes=(3, 2), window_strides=(-2, 1))
+    # rows copied from the window's end backwards: row 3, then row 1
+    assert badges(e.view.panels[0]) == {"3,1": "0", "3,2": "1", "1,1": "2", "1,2": "3"}
+    assert e.output.to_array().tolist() == [[4.0, 5.0], [2.0, 3.0]]
+
+
+def test_copy_order_agrees_with_the_operator_on_every_window():
+    from stridelab.widgets.slice_explorer import copy_order
+
+    sizes = (3, 4)
+    logical = np.arange(12, dtype=np.int32).reshape(sizes)  # each element holds its row-major index
+    coords = np.indices(sizes).reshape(2, -1).T
+    per_dim = [
+        [(o, n, s) for o in range(size) for n in range(1, size - o + 1) for s in (-3, -2, -1, 1, 2, 3)]
+        for size in sizes
+    ]
+    for (o0, n0, s0), (o1, n1, s1) in itertools.product(*per_dim):
+        window = ((o0, o1), (n0, n1), (s0, s1))
+        source = sl.slice1(logical, *window).ravel()
+        order = copy_order(coords, *window, (1 + (n0 - 1) // abs(s0), 1 + (n1 - 1) // abs(s1)))
+        expected = np.full(12, -1)
+        expected[source] = np.arange(source.size)
+        assert order.tolist() == expected.tolist(), window

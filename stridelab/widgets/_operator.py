@@ -16,7 +16,7 @@ from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "first_line", "host_array", "not_drawn"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "not_drawn"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
@@ -30,12 +30,6 @@ def as_tensor(x: Any) -> StridedTensor:
     if hasattr(x, "__array_interface__") or hasattr(x, "__cuda_array_interface__"):
         return StridedTensor.from_array(x)
     raise TypeError(f"expected a numpy or cupy array or a StridedTensor, not {type(x).__name__}")
-
-
-def host_array(t: StridedTensor) -> np.ndarray:
-    """The logical tensor as a packed numpy array, copied from the GPU where it lives there."""
-    a = t.to_array()
-    return a.get() if t.on_gpu else np.asarray(a)
 
 
 def first_line(t: StridedTensor, axis: int) -> np.ndarray:

@@ -8,12 +8,10 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
-from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..tensor import StridedTensor
-from ._operator import OperatorExplorer, as_tensor, host_array
+from ._operator import OperatorExplorer, as_tensor
 
-__all__ = ["SliceExplorer", "max_copied_elements"]
+__all__ = ["SliceExplorer", "copy_order", "max_copied_elements"]
 
 
 def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[int]) -> list[int]:
@@ -21,16 +19,35 @@ def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[in
     return [1 + (n - 1) // abs(s) for n, s in zip(window_sizes, window_strides)]
 
 
-def _index_tensor(t: StridedTensor) -> StridedTensor:
-    """A tensor over ``t``'s layout whose every slot holds the row-major index of the first
-    logical element stored there: slicing it with the real operator tells where each output
-    element came from."""
-    desc = TensorDesc("INT32", t.desc.sizes, t.desc.strides)
-    flat = desc.memory_map().offsets.ravel()
-    occupied, first = np.unique(flat, return_index=True)
-    buffer = np.full(desc.last_offset + 1, -1, dtype=np.int32)
-    buffer[occupied] = first
-    return StridedTensor(desc, t.xp.asarray(buffer))
+def copy_order(
+    coords: np.ndarray,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    output_sizes: Sequence[int],
+) -> np.ndarray:
+    """For each row of input ``coords``, the row-major index of the output element SLICE1 copies
+    it to, or -1 where it copies it nowhere.
+
+    The page's rule: output coordinate ``o`` is read from input coordinate
+    ``CopyStart + InputWindowStrides * o``, where ``CopyStart`` is the window offset, moved to the
+    window's end in dimensions with a negative stride. Computed for the given coordinates only
+    (the drawn cells), and on logical coordinates, so elements that share a slot (broadcast or
+    overlapping inputs) are told apart.
+
+    >>> # the page's example 2 in two dimensions: rows from the window's end (row 3) backwards
+    >>> copy_order([[3, 1], [3, 3], [1, 1], [0, 0]], (0, 1), (4, 3), (-2, 2), (2, 2)).tolist()
+    [0, 1, 2, -1]
+    """
+    coords = np.asarray(coords, dtype=np.int64).reshape(-1, len(output_sizes))
+    strides = np.asarray(window_strides, dtype=np.int64)
+    start = np.asarray(window_offsets, dtype=np.int64) + np.where(strides < 0, np.asarray(window_sizes) - 1, 0)
+    steps, rest = np.divmod(coords - start, strides)
+    copied = np.all((rest == 0) & (steps >= 0) & (steps < np.asarray(output_sizes)), axis=1)
+    order = np.full(len(coords), -1, dtype=np.int64)
+    if copied.any():
+        order[copied] = np.ravel_multi_index(tuple(steps[copied].T), tuple(output_sizes))
+    return order
 
 
 def _int_list(field: str, values: Any, rank: int) -> list[int]:
@@ -139,26 +156,23 @@ class SliceExplorer(OperatorExplorer):
     def _run(self) -> str:
         from .. import slice1
 
-        window = (self.window_offsets, self.window_sizes, self.window_strides)
-        output = as_tensor(slice1(self.x, *window))
-        source = host_array(as_tensor(slice1(_index_tensor(self.input), *window))).ravel()
+        output = as_tensor(slice1(self.x, self.window_offsets, self.window_sizes, self.window_strides))
         self.output = output
-        self._draw(source)
+        self._draw()
         limits = max_copied_elements(self.window_sizes, self.window_strides)
         return (
             f"MaxCopiedElements {limits} · output sizes {list(output.desc.sizes)} · "
-            f"{source.size} of {self.input.desc.element_count} elements copied"
+            f"{output.desc.element_count} of {self.input.desc.element_count} elements copied"
         )
 
-    def _draw(self, source: np.ndarray) -> None:
+    def _draw(self) -> None:
         """Both maps; input cells keyed and numbered by the output element they are copied to."""
         scene_in, scene_out = self.scene(self.input), self.scene(self.output)
-        copied_to = np.full(self.input.desc.element_count, -1, dtype=np.int64)
-        copied_to[source] = np.arange(source.size)
-        keys_in = copied_to[scene_in.cell_index]
+        coords = scene_in.cell_coords
+        window = (self.window_offsets, self.window_sizes, self.window_strides)
+        keys_in = copy_order(coords, *window, self.output.desc.sizes)
         badges = [str(k) if k >= 0 else "" for k in keys_in.tolist()]
         self.view.show([scene_in, scene_out], ["input", "output"], [keys_in, None], [badges, None])
-        coords = scene_in.cell_coords
         lo, hi = np.asarray(self.window_offsets), np.asarray(self.window_offsets) + np.asarray(self.window_sizes)
         inside = np.all((coords >= lo) & (coords < hi), axis=1)
         read = np.unique(scene_in.cell_slot[keys_in >= 0])
