@@ -430,3 +430,32 @@ def test_copy_order_agrees_with_the_operator_on_every_window():
         expected = np.full(12, -1)
         expected[source] = np.arange(source.size)
         assert order.tolist() == expected.tolist(), window
+
+
+REVERSIBLE = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def test_slice_explorer_reads_negative_strides_as_the_operator_does():
+    x = REVERSIBLE[::-1]  # byte_strides (-16, 4)
+    e = sl.SliceExplorer(x, window_offsets=(0, 1), window_sizes=(2, 2))
+    assert e.error is None and e.output.to_array().tolist() == [[9.0, 10.0], [5.0, 6.0]]
+    assert badges(e.view.panels[0]) == {"0,1": "0", "0,2": "1", "1,1": "2", "1,2": "3"}
+    assert cell_table(e.view.panels[0])["0,1"] == (1, "9")  # the logical input, drawn packed
+    assert "input drawn from a packed copy: x steps backwards along axes [0]" in e._status.value
+
+
+def test_cumsum_explorer_reads_negative_strides_as_the_operator_does():
+    x = REVERSIBLE[:, ::-1]
+    e = sl.CumulativeSummationExplorer(x)
+    assert e.output.to_array().tolist() == np.cumsum(x, axis=1).tolist()
+    e.step.value = 2
+    assert e.tally == "step 3 of 4 along axis 1 (W), increasing: output[0, 2] = 3 + 2 + 1 = 6"
+
+
+def test_memory_map_view_says_what_to_draw_instead_of_negative_strides():
+    with pytest.raises(sl.LayoutError) as error:
+        sl.MemoryMapView(REVERSIBLE[::-1])
+    message = str(error.value)
+    assert "byte_strides [-16, 4] are negative along axes [0]" in message
+    assert "draw array[::-1, :] for the buffer layout it reads" in message
+    assert "xp.ascontiguousarray(array)" in message

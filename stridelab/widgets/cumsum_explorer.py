@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
-from ._operator import OperatorExplorer, as_tensor, first_line
+from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes
 
 __all__ = ["CumulativeSummationExplorer"]
 
@@ -31,6 +31,8 @@ class CumulativeSummationExplorer(OperatorExplorer):
     Parameters
     ----------
     x : numpy or cupy array, or StridedTensor
+        Read as the operator reads it. An array with negative strides (``a[::-1]``) is drawn from a
+        packed copy of its values, since no DirectML buffer description has negative strides.
     axis : int
         The dimension summed along (default: the last).
     direction : {"increasing", "decreasing"}
@@ -59,7 +61,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
     ) -> None:
-        sizes = as_tensor(x).desc.sizes
+        sizes = input_sizes(x)
         rank = len(sizes)
         axis = rank - 1 if axis is None else axis
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not 0 <= axis < rank:

@@ -9,7 +9,7 @@ import ipywidgets as w
 import numpy as np
 
 from ..errors import LayoutError
-from ._operator import OperatorExplorer, as_tensor
+from ._operator import OperatorExplorer, as_tensor, input_sizes
 
 __all__ = ["SliceExplorer", "copy_order", "max_copied_elements"]
 
@@ -81,6 +81,8 @@ class SliceExplorer(OperatorExplorer):
     Parameters
     ----------
     x : numpy or cupy array, or StridedTensor
+        Read as the operator reads it. An array with negative strides (``a[::-1]``) is drawn from a
+        packed copy of its values, since no DirectML buffer description has negative strides.
     window_offsets, window_sizes, window_strides : sequence of int, optional
         Initial window (default: the whole input, stride 1).
     max_cells : int
@@ -105,7 +107,7 @@ class SliceExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
     ) -> None:
-        sizes = as_tensor(x).desc.sizes
+        sizes = input_sizes(x)
         rank = len(sizes)
         offsets = _int_list("window_offsets", window_offsets if window_offsets is not None else [0] * rank, rank)
         extents = _int_list("window_sizes", window_sizes if window_sizes is not None else sizes, rank)
