@@ -239,6 +239,55 @@ def test_changing_the_number_of_dimensions_rebuilds_the_controls():
     assert e.desc == sl.TensorDesc("FLOAT32", (4, 5), (1, 4))
 
 
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        (((2, 3), "NCHW"), {}, sl.LayoutError, "layout 'NCHW' is not a memory order of the 2 dimension letters H, W"),
+        (((2, 3), "XY"), {}, sl.LayoutError, "layout 'XY' is not a memory order"),
+        (((2, 3), 10), {}, TypeError, "layout must be a string"),
+        (((2, 0),), {}, sl.LayoutError, r"sizes\[1\] = 0: every size must be at least 1"),
+        (((2, 3),), {"padding": {"W": -1}}, sl.LayoutError, r"padding\['W'\] = -1: padding is a count of elements"),
+        (((2, 3),), {"padding": {"W": 1.5}}, TypeError, r"padding\['W'\] must be an integer count of elements"),
+        (
+            ((2, 3),),
+            {"padding": {"Q": 1}},
+            sl.LayoutError,
+            r"padding key 'Q' is not a dimension letter of 2 dimensions",
+        ),
+        (((2, 3),), {"padding": {5: 1}}, sl.LayoutError, r"padding key 5 is not a dimension index in 0..1"),
+        (((2, 3),), {"broadcast": (True,)}, sl.LayoutError, r"broadcast \[True\] has 1 entries but there are 2"),
+        (((2, 3),), {"broadcast": ("no", False)}, TypeError, r"broadcast\[0\] must be a bool, not str"),
+        (((2, 3),), {"data_type": "float128"}, sl.LayoutError, "data_type 'float128' is not a DirectML data type"),
+    ],
+)
+def test_explore_refuses_arguments_no_control_can_take(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sl.explore(*args, **kwargs)
+
+
+def test_explore_takes_arguments_as_given():
+    e = sl.explore((2, 3), padding={"w": 100}, data_type="float16")  # no layout: the rank's canonical one
+    assert e.desc == sl.TensorDesc("FLOAT16", (2, 3), (103, 1))  # padding beyond the slider's range widens it
+    assert e.padding_sliders[1].max == 100 and e._layout.value == "HW"
+    assert sl.explore((2, 3), "wh", data_type=np.uint8).desc == sl.TensorDesc("UINT8", (2, 3), (1, 2))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sizes": (2, 0)},
+        {"sizes": (4, 5), "layout": "NHWC"},
+        {"sizes": (4, 5), "padding": {"W": 1, "Q": 1}},
+        {"data_type": "UINT8", "broadcast": (1, 0)},
+    ],
+)
+def test_configure_refuses_before_changing_anything(kwargs):
+    e = sl.explore((2, 3), "HW", padding={"W": 2})
+    with pytest.raises((sl.LayoutError, TypeError)):
+        e.configure(**kwargs)
+    assert e.desc == sl.TensorDesc("FLOAT32", (2, 3), (5, 1)) and e.sizes == (2, 3)
+
+
 def test_explore_refuses_ranks_it_has_no_letters_for():
     with pytest.raises(sl.LayoutError, match="explore\\(\\) names layouts for 1 to 5"):
         sl.explore((1,) * 6)
@@ -311,9 +360,26 @@ def test_slice_explorer_reads_a_padded_strided_tensor():
     assert e.view.marks[0]["slots"]["read"] == [1, 2, 6, 7]  # every slot is drawn: positions are offsets
 
 
-def test_slice_explorer_refuses_windows_of_the_wrong_rank():
-    with pytest.raises(sl.LayoutError, match="window_offsets \\[0\\] has 1 entries but the input has 4 dimensions"):
-        sl.SliceExplorer(PAGE_INPUT, window_offsets=(0,))
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"window_offsets": (0,)}, sl.LayoutError, "window_offsets has 1 entries but x has 2 dimensions"),
+        ({"window_offsets": (-1, 0)}, sl.LayoutError, r"window_offsets\[0\] = -1: window offsets are unsigned"),
+        ({"window_sizes": (0, 4)}, sl.LayoutError, r"window_sizes\[0\] = 0: the window may not be empty"),
+        ({"window_sizes": (0.9, 1.7)}, TypeError, r"window_sizes\[0\] must be an integer, not float \(0.9\)"),
+        ({"window_offsets": (True, 0)}, TypeError, r"window_offsets\[0\] must be an integer, not bool"),
+        ({"window_strides": (1, 0)}, sl.LayoutError, r"window_strides\[1\] = 0: window strides may not be 0"),
+        ({"window_offsets": (2, 0), "window_sizes": (2, 4)}, sl.LayoutError, r"= 4 exceeds input sizes\[0\] = 3"),
+    ],
+)
+def test_slice_explorer_refuses_windows_as_the_operator_does(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sl.SliceExplorer(np.zeros((3, 4), dtype=np.float32), **kwargs)
+
+
+def test_slice_explorer_takes_numpy_integers_as_they_are():
+    e = sl.SliceExplorer(np.zeros((3, 4), dtype=np.float32), window_offsets=np.array([1, 0]), window_sizes=(2, 4))
+    assert e.window_offsets == (1, 0) and e.offset_sliders[0].value == 1 and e.output.desc.sizes == (2, 4)
 
 
 @pytest.mark.parametrize(
@@ -363,15 +429,25 @@ def test_cumsum_explorer_shows_refused_data_types_inline():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "match"),
+    ("kwargs", "error", "match"),
     [
-        ({"axis": 4}, r"axis = 4 must be a dimension index of the input, 0 <= axis < 4"),
-        ({"direction": "up"}, "direction = 'up'"),
+        ({"axis": 4}, sl.LayoutError, r"axis = 4 is out of range for x with 4 dimensions; expected -4 <= axis < 4"),
+        ({"axis": 1.0}, TypeError, r"axis must be an integer, not float"),
+        ({"direction": "up"}, sl.LayoutError, "direction = 'up' is not an axis direction"),
+        ({"exclusive": "no"}, TypeError, r"exclusive must be a bool, not str \('no'\)"),
+        ({"exclusive": 0.5}, TypeError, r"exclusive must be a bool, not float \(0.5\)"),
     ],
 )
-def test_cumsum_explorer_refuses_bad_parameters(kwargs, match):
-    with pytest.raises(sl.LayoutError, match=match):
+def test_cumsum_explorer_refuses_parameters_as_the_operator_does(kwargs, error, match):
+    with pytest.raises(error, match=match):
         sl.CumulativeSummationExplorer(CUMSUM_INPUT, **kwargs)
+
+
+def test_cumsum_explorer_takes_what_the_operator_takes():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=-2, direction=" DML_AXIS_DIRECTION_DECREASING ")
+    assert e.axis.value == 2 and e.direction.value == "decreasing"
+    expected = sl.cumulative_summation(CUMSUM_INPUT, -2, direction="decreasing")
+    assert e.output.to_array().tolist() == expected.tolist()
 
 
 def test_cumsum_explorer_summarises_inputs_too_large_to_map():

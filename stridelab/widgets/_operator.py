@@ -10,6 +10,7 @@ import ipywidgets as w
 import numpy as np
 
 from ..backend import array_module, location
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops._common import read_input
 from ..render.scene import Scene, build_scene
@@ -17,7 +18,7 @@ from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "not_drawn"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "not_drawn", "stand_in"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
@@ -47,6 +48,13 @@ def as_tensor(x: Any) -> StridedTensor:
 def input_sizes(x: Any) -> tuple[int, ...]:
     """The logical sizes of an operator input, without copying it."""
     return read_input(x).sizes
+
+
+def stand_in(sizes: tuple[int, ...]) -> StridedTensor:
+    """A FLOAT32 tensor of ``sizes`` over one slot (every stride 0). Running an operator on it,
+    with the parameters an explorer is given, applies the operator's own checks and messages to
+    them at no cost, before anything runs on the data."""
+    return StridedTensor(TensorDesc("FLOAT32", sizes, (0,) * len(sizes)), np.zeros(1, dtype=np.float32))
 
 
 def first_line(t: StridedTensor, axis: int) -> np.ndarray:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as w
 import numpy as np
 
-from ..errors import LayoutError
-from ._operator import OperatorExplorer, as_tensor, input_sizes
+from ._operator import OperatorExplorer, as_tensor, input_sizes, stand_in
 
-__all__ = ["SliceExplorer", "copy_order", "max_copied_elements"]
+__all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
 
 
 def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[int]) -> list[int]:
@@ -50,11 +50,16 @@ def copy_order(
     return order
 
 
-def _int_list(field: str, values: Any, rank: int) -> list[int]:
-    values = [int(v) for v in values]
-    if len(values) != rank:
-        raise LayoutError(f"{field} {values} has {len(values)} entries but the input has {rank} dimensions")
-    return values
+def checked_window(
+    sizes: tuple[int, ...], offsets: Any, extents: Any, steps: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The window as tuples of ints, refused as :func:`stridelab.slice1` refuses it: the operator
+    itself checks it, copying one element of a stand-in for an input of ``sizes``."""
+    from .. import slice1
+
+    rank = len(sizes)
+    slice1(stand_in(sizes), offsets, extents, steps, output_sizes=(1,) * rank)
+    return tuple(tuple(operator.index(v) for v in values) for values in (offsets, extents, steps))
 
 
 class _Fixed:
@@ -84,7 +89,9 @@ class SliceExplorer(OperatorExplorer):
         Read as the operator reads it. An array with negative strides (``a[::-1]``) is drawn from a
         packed copy of its values, since no DirectML buffer description has negative strides.
     window_offsets, window_sizes, window_strides : sequence of int, optional
-        Initial window (default: the whole input, stride 1).
+        Initial window (default: the whole input, stride 1). A window :func:`stridelab.slice1`
+        refuses is refused here too, with its message (:class:`~stridelab.LayoutError` or
+        ``TypeError``); windows the sliders make are explained inline instead.
     max_cells : int
         The most cells each map draws.
 
@@ -109,21 +116,24 @@ class SliceExplorer(OperatorExplorer):
     ) -> None:
         sizes = input_sizes(x)
         rank = len(sizes)
-        offsets = _int_list("window_offsets", window_offsets if window_offsets is not None else [0] * rank, rank)
-        extents = _int_list("window_sizes", window_sizes if window_sizes is not None else sizes, rank)
-        steps = _int_list("window_strides", window_strides if window_strides is not None else [1] * rank, rank)
+        offsets, extents, steps = checked_window(
+            sizes,
+            (0,) * rank if window_offsets is None else window_offsets,
+            sizes if window_sizes is None else window_sizes,
+            (1,) * rank if window_strides is None else window_strides,
+        )
         self.offset_sliders, self.size_sliders, self.stride_sliders = [], [], []
         rows, fixed = [], []
         for i, n in enumerate(sizes):
-            if n == 1 and offsets[i] == 0 and extents[i] == 1 and steps[i] != 0:
+            if n == 1:
                 # a size-1 dimension has one valid window: no sliders (fewer widgets to store)
                 self.offset_sliders.append(_Fixed(0))
                 self.size_sliders.append(_Fixed(1))
                 self.stride_sliders.append(_Fixed(steps[i]))
                 fixed.append(i)
                 continue
-            offset = w.IntSlider(value=offsets[i], min=0, max=max(n - 1, offsets[i]), description="offset")
-            size = w.IntSlider(value=extents[i], min=1, max=max(n, extents[i]), description="size")
+            offset = w.IntSlider(value=offsets[i], min=0, max=n - 1, description="offset")
+            size = w.IntSlider(value=extents[i], min=1, max=n, description="size")
             stride = w.IntSlider(value=steps[i], min=min(-n, steps[i]), max=max(n, steps[i]), description="stride")
             for slider, cls in ((offset, "offset"), (size, "size"), (stride, "stride")):
                 slider.add_class(f"stridelab-window-{cls}")
