@@ -345,3 +345,9 @@ def test_rendering_svg_never_imports_matplotlib():
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_scene_too_large_to_draw_keeps_one_coordinate_column_per_dimension():
+    scene = build_scene(sl.TensorDesc("FLOAT32", (1, 2, 2100, 1000)))
+    assert scene.cell_count == 0 and scene.cell_coords.shape == (0, 4)
+    assert scene.notes == ("not drawn: 4200000 logical elements are more than the 4000000 a memory map is built for",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -238,6 +239,55 @@ def test_changing_the_number_of_dimensions_rebuilds_the_controls():
     assert e.desc == sl.TensorDesc("FLOAT32", (4, 5), (1, 4))
 
 
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        (((2, 3), "NCHW"), {}, sl.LayoutError, "layout 'NCHW' is not a memory order of the 2 dimension letters H, W"),
+        (((2, 3), "XY"), {}, sl.LayoutError, "layout 'XY' is not a memory order"),
+        (((2, 3), 10), {}, TypeError, "layout must be a string"),
+        (((2, 0),), {}, sl.LayoutError, r"sizes\[1\] = 0: every size must be at least 1"),
+        (((2, 3),), {"padding": {"W": -1}}, sl.LayoutError, r"padding\['W'\] = -1: padding is a count of elements"),
+        (((2, 3),), {"padding": {"W": 1.5}}, TypeError, r"padding\['W'\] must be an integer count of elements"),
+        (
+            ((2, 3),),
+            {"padding": {"Q": 1}},
+            sl.LayoutError,
+            r"padding key 'Q' is not a dimension letter of 2 dimensions",
+        ),
+        (((2, 3),), {"padding": {5: 1}}, sl.LayoutError, r"padding key 5 is not a dimension index in 0..1"),
+        (((2, 3),), {"broadcast": (True,)}, sl.LayoutError, r"broadcast \[True\] has 1 entries but there are 2"),
+        (((2, 3),), {"broadcast": ("no", False)}, TypeError, r"broadcast\[0\] must be a bool, not str"),
+        (((2, 3),), {"data_type": "float128"}, sl.LayoutError, "data_type 'float128' is not a DirectML data type"),
+    ],
+)
+def test_explore_refuses_arguments_no_control_can_take(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sl.explore(*args, **kwargs)
+
+
+def test_explore_takes_arguments_as_given():
+    e = sl.explore((2, 3), padding={"w": 100}, data_type="float16")  # no layout: the rank's canonical one
+    assert e.desc == sl.TensorDesc("FLOAT16", (2, 3), (103, 1))  # padding beyond the slider's range widens it
+    assert e.padding_sliders[1].max == 100 and e._layout.value == "HW"
+    assert sl.explore((2, 3), "wh", data_type=np.uint8).desc == sl.TensorDesc("UINT8", (2, 3), (1, 2))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sizes": (2, 0)},
+        {"sizes": (4, 5), "layout": "NHWC"},
+        {"sizes": (4, 5), "padding": {"W": 1, "Q": 1}},
+        {"data_type": "UINT8", "broadcast": (1, 0)},
+    ],
+)
+def test_configure_refuses_before_changing_anything(kwargs):
+    e = sl.explore((2, 3), "HW", padding={"W": 2})
+    with pytest.raises((sl.LayoutError, TypeError)):
+        e.configure(**kwargs)
+    assert e.desc == sl.TensorDesc("FLOAT32", (2, 3), (5, 1)) and e.sizes == (2, 3)
+
+
 def test_explore_refuses_ranks_it_has_no_letters_for():
     with pytest.raises(sl.LayoutError, match="explore\\(\\) names layouts for 1 to 5"):
         sl.explore((1,) * 6)
@@ -310,9 +360,26 @@ def test_slice_explorer_reads_a_padded_strided_tensor():
     assert e.view.marks[0]["slots"]["read"] == [1, 2, 6, 7]  # every slot is drawn: positions are offsets
 
 
-def test_slice_explorer_refuses_windows_of_the_wrong_rank():
-    with pytest.raises(sl.LayoutError, match="window_offsets \\[0\\] has 1 entries but the input has 4 dimensions"):
-        sl.SliceExplorer(PAGE_INPUT, window_offsets=(0,))
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"window_offsets": (0,)}, sl.LayoutError, "window_offsets has 1 entries but x has 2 dimensions"),
+        ({"window_offsets": (-1, 0)}, sl.LayoutError, r"window_offsets\[0\] = -1: window offsets are unsigned"),
+        ({"window_sizes": (0, 4)}, sl.LayoutError, r"window_sizes\[0\] = 0: the window may not be empty"),
+        ({"window_sizes": (0.9, 1.7)}, TypeError, r"window_sizes\[0\] must be an integer, not float \(0.9\)"),
+        ({"window_offsets": (True, 0)}, TypeError, r"window_offsets\[0\] must be an integer, not bool"),
+        ({"window_strides": (1, 0)}, sl.LayoutError, r"window_strides\[1\] = 0: window strides may not be 0"),
+        ({"window_offsets": (2, 0), "window_sizes": (2, 4)}, sl.LayoutError, r"= 4 exceeds input sizes\[0\] = 3"),
+    ],
+)
+def test_slice_explorer_refuses_windows_as_the_operator_does(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sl.SliceExplorer(np.zeros((3, 4), dtype=np.float32), **kwargs)
+
+
+def test_slice_explorer_takes_numpy_integers_as_they_are():
+    e = sl.SliceExplorer(np.zeros((3, 4), dtype=np.float32), window_offsets=np.array([1, 0]), window_sizes=(2, 4))
+    assert e.window_offsets == (1, 0) and e.offset_sliders[0].value == 1 and e.output.desc.sizes == (2, 4)
 
 
 @pytest.mark.parametrize(
@@ -362,12 +429,109 @@ def test_cumsum_explorer_shows_refused_data_types_inline():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "match"),
+    ("kwargs", "error", "match"),
     [
-        ({"axis": 4}, r"axis = 4 must be a dimension index of the input, 0 <= axis < 4"),
-        ({"direction": "up"}, "direction = 'up'"),
+        ({"axis": 4}, sl.LayoutError, r"axis = 4 is out of range for x with 4 dimensions; expected -4 <= axis < 4"),
+        ({"axis": 1.0}, TypeError, r"axis must be an integer, not float"),
+        ({"direction": "up"}, sl.LayoutError, "direction = 'up' is not an axis direction"),
+        ({"exclusive": "no"}, TypeError, r"exclusive must be a bool, not str \('no'\)"),
+        ({"exclusive": 0.5}, TypeError, r"exclusive must be a bool, not float \(0.5\)"),
     ],
 )
-def test_cumsum_explorer_refuses_bad_parameters(kwargs, match):
-    with pytest.raises(sl.LayoutError, match=match):
+def test_cumsum_explorer_refuses_parameters_as_the_operator_does(kwargs, error, match):
+    with pytest.raises(error, match=match):
         sl.CumulativeSummationExplorer(CUMSUM_INPUT, **kwargs)
+
+
+def test_cumsum_explorer_takes_what_the_operator_takes():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=-2, direction=" DML_AXIS_DIRECTION_DECREASING ")
+    assert e.axis.value == 2 and e.direction.value == "decreasing"
+    expected = sl.cumulative_summation(CUMSUM_INPUT, -2, direction="decreasing")
+    assert e.output.to_array().tolist() == expected.tolist()
+
+
+def test_cumsum_explorer_summarises_inputs_too_large_to_map():
+    x = np.zeros((2100, 2000), dtype=np.float32)  # 4.2 million elements: more than a memory map is built for
+    x[0, :4] = [2, 1, 3, 5]
+    e = sl.CumulativeSummationExplorer(x)
+    assert e.error is None and e.output.to_array()[0, :4].tolist() == [2.0, 3.0, 6.0, 11.0]
+    assert "input not drawn: 4200000 logical elements are more than the 4000000" in e._status.value
+    assert "output not drawn: 4200000 logical elements" in e._status.value
+    assert e.tally == "step 1 of 2000 along axis 1 (W), increasing: output[0, 0] = 2 = 2"
+    e.step.value = 3
+    assert e.tally == "step 4 of 2000 along axis 1 (W), increasing: output[0, 3] = 2 + 1 + 3 + 5 = 11"
+    assert e.view.marks[1] == {"cells": {"written": [], "pending": []}, "slots": {"written": []}}
+
+
+def test_slice_explorer_windows_inputs_too_large_to_map():
+    x = np.arange(5_000_000, dtype=np.float32).reshape(2500, 2000)  # more than a memory map is built for
+    e = sl.SliceExplorer(x, window_offsets=(2496, 1996), window_sizes=(4, 4))
+    assert e.error is None
+    assert e.output.to_array().tolist() == [[r * 2000.0 + c for c in range(1996, 2000)] for r in range(2496, 2500)]
+    assert "16 of 5000000 elements copied" in e._status.value
+    assert "input not drawn: 5000000 logical elements" in e._status.value
+    assert e.view.panels[1]["cells"]["key"] == list(range(16))
+
+
+def test_slice_explorer_badges_follow_logical_coordinates_of_a_broadcast_input():
+    b = np.broadcast_to(np.arange(4, dtype=np.float32), (3, 4))  # every row shares one row of slots
+    e = sl.SliceExplorer(b, window_offsets=(1, 0), window_sizes=(2, 4))
+    assert badges(e.view.panels[0]) == {f"{r},{c}": str(4 * (r - 1) + c) for r in (1, 2) for c in range(4)}
+    assert e.view.panels[0]["cells"]["key"] == [-1] * 4 + list(range(8))  # hover links output o to input o
+    assert e.view.marks[0]["slots"]["read"] == [0, 1, 2, 3]
+
+
+def test_slice_explorer_badges_follow_logical_coordinates_of_an_overlapping_input():
+    windows = np.lib.stride_tricks.sliding_window_view(np.arange(6, dtype=np.float32), 3)  # strides (1, 1)
+    e = sl.SliceExplorer(windows, window_offsets=(1, 1), window_sizes=(3, 2), window_strides=(-2, 1))
+    # rows copied from the window's end backwards: row 3, then row 1
+    assert badges(e.view.panels[0]) == {"3,1": "0", "3,2": "1", "1,1": "2", "1,2": "3"}
+    assert e.output.to_array().tolist() == [[4.0, 5.0], [2.0, 3.0]]
+
+
+def test_copy_order_agrees_with_the_operator_on_every_window():
+    from stridelab.widgets.slice_explorer import copy_order
+
+    sizes = (3, 4)
+    logical = np.arange(12, dtype=np.int32).reshape(sizes)  # each element holds its row-major index
+    coords = np.indices(sizes).reshape(2, -1).T
+    per_dim = [
+        [(o, n, s) for o in range(size) for n in range(1, size - o + 1) for s in (-3, -2, -1, 1, 2, 3)]
+        for size in sizes
+    ]
+    for (o0, n0, s0), (o1, n1, s1) in itertools.product(*per_dim):
+        window = ((o0, o1), (n0, n1), (s0, s1))
+        source = sl.slice1(logical, *window).ravel()
+        order = copy_order(coords, *window, (1 + (n0 - 1) // abs(s0), 1 + (n1 - 1) // abs(s1)))
+        expected = np.full(12, -1)
+        expected[source] = np.arange(source.size)
+        assert order.tolist() == expected.tolist(), window
+
+
+REVERSIBLE = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def test_slice_explorer_reads_negative_strides_as_the_operator_does():
+    x = REVERSIBLE[::-1]  # byte_strides (-16, 4)
+    e = sl.SliceExplorer(x, window_offsets=(0, 1), window_sizes=(2, 2))
+    assert e.error is None and e.output.to_array().tolist() == [[9.0, 10.0], [5.0, 6.0]]
+    assert badges(e.view.panels[0]) == {"0,1": "0", "0,2": "1", "1,1": "2", "1,2": "3"}
+    assert cell_table(e.view.panels[0])["0,1"] == (1, "9")  # the logical input, drawn packed
+    assert "input drawn from a packed copy: x steps backwards along axes [0]" in e._status.value
+
+
+def test_cumsum_explorer_reads_negative_strides_as_the_operator_does():
+    x = REVERSIBLE[:, ::-1]
+    e = sl.CumulativeSummationExplorer(x)
+    assert e.output.to_array().tolist() == np.cumsum(x, axis=1).tolist()
+    e.step.value = 2
+    assert e.tally == "step 3 of 4 along axis 1 (W), increasing: output[0, 2] = 3 + 2 + 1 = 6"
+
+
+def test_memory_map_view_says_what_to_draw_instead_of_negative_strides():
+    with pytest.raises(sl.LayoutError) as error:
+        sl.MemoryMapView(REVERSIBLE[::-1])
+    message = str(error.value)
+    assert "byte_strides [-16, 4] are negative along axes [0]" in message
+    assert "draw array[::-1, :] for the buffer layout it reads" in message
+    assert "xp.ascontiguousarray(array)" in message

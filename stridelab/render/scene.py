@@ -160,7 +160,7 @@ def build_scene(
     texts = [Text(_MARGIN, _MARGIN + 12, lines[0], "summary"), Text(_MARGIN, _MARGIN + 12 + _LINE, lines[1], "detail")]
     if memory_map is None:
         texts.append(Text(_MARGIN, _MARGIN + 12 + 2 * _LINE, f"not drawn: {too_large}", "note"))
-        return _finish(desc, texts, _empty_parts(), (), (), (f"not drawn: {too_large}",))
+        return _finish(desc, texts, _empty_parts(desc.dimension_count), (), (), (f"not drawn: {too_large}",))
     win = window(desc.sizes, max_cells, start)
     colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
@@ -187,11 +187,12 @@ def build_scene(
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
 
 
-def _empty_parts() -> dict[str, np.ndarray]:
+def _empty_parts(rank: int) -> dict[str, np.ndarray]:
+    """The cell and slot arrays of a scene that draws none (coordinates still have ``rank`` columns)."""
     empty = np.zeros(0, dtype=np.int64)
     names = ("cell_x", "cell_y", "cell_index", "cell_slot", "slot_x", "slot_y", "slot_offsets", "slot_colours")
     parts = {name: empty for name in names}
-    parts.update(cell_coords=np.zeros((0, 1), dtype=np.int64), slot_kinds=empty.astype(np.int8), slot_counts=empty)
+    parts.update(cell_coords=np.zeros((0, rank), dtype=np.int64), slot_kinds=empty.astype(np.int8), slot_counts=empty)
     return parts
 
 

@@ -9,33 +9,66 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
-from ..backend import location
+from ..backend import array_module, location
+from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..render.scene import build_scene
+from ..ops._common import read_input
+from ..render.scene import Scene, build_scene
 from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "host_array"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "not_drawn", "stand_in"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
 STATIC_MAX_CELLS = 64
 
 
+def negative_axes(x: Any) -> list[int]:
+    """The axes along which array ``x`` steps backwards through memory (none for a StridedTensor)."""
+    if isinstance(x, StridedTensor):
+        return []
+    return [i for i, (n, b) in enumerate(zip(x.shape, x.strides)) if n > 1 and b < 0]
+
+
 def as_tensor(x: Any) -> StridedTensor:
-    """``x`` as a strided tensor (numpy and cupy arrays are viewed, not copied)."""
+    """``x`` as a strided tensor to draw, read as the operators read it (and refused as they refuse
+    it): a StridedTensor as it is, a numpy or cupy array viewed without copying. An array with
+    negative strides, which no DirectML buffer description expresses, becomes a packed copy of its
+    logical values: an explorer draws the logical input, which the copy holds."""
+    read_input(x)
     if isinstance(x, StridedTensor):
         return x
-    if hasattr(x, "__array_interface__") or hasattr(x, "__cuda_array_interface__"):
-        return StridedTensor.from_array(x)
-    raise TypeError(f"expected a numpy or cupy array or a StridedTensor, not {type(x).__name__}")
+    if negative_axes(x):
+        x = array_module(x).ascontiguousarray(x)
+    return StridedTensor.from_array(x)
 
 
-def host_array(t: StridedTensor) -> np.ndarray:
-    """The logical tensor as a packed numpy array, copied from the GPU where it lives there."""
-    a = t.to_array()
-    return a.get() if t.on_gpu else np.asarray(a)
+def input_sizes(x: Any) -> tuple[int, ...]:
+    """The logical sizes of an operator input, without copying it."""
+    return read_input(x).sizes
+
+
+def stand_in(sizes: tuple[int, ...]) -> StridedTensor:
+    """A FLOAT32 tensor of ``sizes`` over one slot (every stride 0). Running an operator on it,
+    with the parameters an explorer is given, applies the operator's own checks and messages to
+    them at no cost, before anything runs on the data."""
+    return StridedTensor(TensorDesc("FLOAT32", sizes, (0,) * len(sizes)), np.zeros(1, dtype=np.float32))
+
+
+def first_line(t: StridedTensor, axis: int) -> np.ndarray:
+    """The elements along ``axis`` at index 0 of every other dimension, as a numpy array (copied
+    from the GPU where ``t`` lives there): one line, however large the tensor."""
+    index = tuple(slice(None) if i == axis else 0 for i in range(t.desc.dimension_count))
+    line = t.view()[index]
+    return line.get() if t.on_gpu else np.asarray(line)
+
+
+def not_drawn(scenes: list[Scene], names: list[str]) -> str:
+    """For the status line: the maps too large to draw, and why, in words ("" where all are drawn)."""
+    parts = [f"{name} {scene.notes[0]}" for scene, name in zip(scenes, names) if not scene.cell_count]
+    return "".join(f" · {escape(part)}" for part in parts)
 
 
 class OperatorExplorer(StaticFallback, w.VBox):
@@ -49,6 +82,13 @@ class OperatorExplorer(StaticFallback, w.VBox):
     def _start(self, x: Any, controls: list[w.Widget], max_cells: int) -> None:
         self.x = x
         self.input = as_tensor(x)
+        reversed_axes = negative_axes(x)
+        self._input_note = (
+            f" · input drawn from a packed copy: x steps backwards along axes {reversed_axes}, "
+            "and DirectML buffer strides are never negative"
+            if reversed_axes
+            else ""
+        )
         self.output: StridedTensor | None = None
         self.error: str | None = None
         self._max_cells = max_cells
@@ -75,7 +115,8 @@ class OperatorExplorer(StaticFallback, w.VBox):
             self.view.show([self.scene(self.input)], ["input"])  # the data, without a result
             return
         self.error = None
-        self._status.value = f"{status} · ran on {location(self.input.buffer)}"
+        drawn = not_drawn(self.view.scenes, self.view.panel_names)
+        self._status.value = f"{status} · ran on {location(self.input.buffer)}{self._input_note}{drawn}"
 
     def scene(self, source: Any):
         return build_scene(source, max_cells=self._max_cells)

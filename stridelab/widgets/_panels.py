@@ -148,6 +148,16 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         self.marks = []
         self.panels = [panel_data(s, name=n, keys=k, badges=b) for s, n, k, b in zip(scenes, names, keys, badges)]
 
+    @property
+    def scenes(self) -> list[Scene]:
+        """The scenes the panels draw."""
+        return list(getattr(self, "_scenes", []))
+
+    @property
+    def panel_names(self) -> list[str]:
+        """The panels' captions."""
+        return list(getattr(self, "_names", []))
+
     def to_svg(self) -> str:
         """The static picture of what the widget shows (deterministic SVG)."""
         scenes = getattr(self, "_scenes", [])

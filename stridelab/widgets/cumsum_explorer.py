@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from html import escape
 from typing import Any
 
 import ipywidgets as w
 import numpy as np
 
-from ..errors import LayoutError
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
-from ._operator import OperatorExplorer, as_tensor, host_array
+from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes, stand_in
 
 __all__ = ["CumulativeSummationExplorer"]
 
@@ -31,10 +31,12 @@ class CumulativeSummationExplorer(OperatorExplorer):
     Parameters
     ----------
     x : numpy or cupy array, or StridedTensor
-    axis : int
-        The dimension summed along (default: the last).
-    direction : {"increasing", "decreasing"}
-    exclusive : bool
+        Read as the operator reads it. An array with negative strides (``a[::-1]``) is drawn from a
+        packed copy of its values, since no DirectML buffer description has negative strides.
+    axis, direction, exclusive
+        Initial parameters, as :func:`stridelab.cumulative_summation` takes them (default: the last
+        axis, increasing, inclusive) and refused as it refuses them (:class:`~stridelab.LayoutError`
+        or ``TypeError``): negative axes count from the end, ``exclusive`` is a bool.
     max_cells : int
         The most cells each map draws.
 
@@ -59,19 +61,18 @@ class CumulativeSummationExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
     ) -> None:
-        sizes = as_tensor(x).desc.sizes
+        from .. import cumulative_summation
+
+        sizes = input_sizes(x)
         rank = len(sizes)
         axis = rank - 1 if axis is None else axis
-        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not 0 <= axis < rank:
-            raise LayoutError(f"axis = {axis!r} must be a dimension index of the input, 0 <= axis < {rank}")
-        name = str(direction).lower().removeprefix("dml_axis_direction_")
-        if name not in DIRECTIONS:
-            raise LayoutError(
-                f"direction = {direction!r} must be 'increasing' or 'decreasing' (or DML_AXIS_DIRECTION_*)"
-            )
+        # the operator's own checks and messages, on a one-slot stand-in of the input's rank
+        cumulative_summation(stand_in((1,) * rank), axis, direction=direction, exclusive=exclusive)
+        axis = operator.index(axis) % rank
+        name = direction.strip().lower().removeprefix("dml_axis_direction_")
         letters = DIMENSION_LETTERS.get(rank, "")
         names = [(f"{i} ({letters[i]}, size {n})" if letters else f"{i} (size {n})", i) for i, n in enumerate(sizes)]
-        self.axis = w.Dropdown(options=names, value=int(axis), description="axis")
+        self.axis = w.Dropdown(options=names, value=axis, description="axis")
         self.direction = w.ToggleButtons(options=list(DIRECTIONS), value=name)
         self.exclusive = w.Checkbox(value=bool(exclusive), description="exclusive", indent=False)
         self.step = w.IntSlider(value=0, min=0, max=0, description="step")
@@ -109,8 +110,8 @@ class CumulativeSummationExplorer(OperatorExplorer):
         self.output = output
         self._scenes = (self.scene(self.input), self.scene(output))
         self.view.show(self._scenes, ["input", "output"])
-        self._input_values = host_array(self.input)
-        self._output_values = host_array(output)
+        # the tally spells out the first line along the axis: read that line, not the tensors
+        self._input_line, self._output_line = first_line(self.input, axis), first_line(output, axis)
         n = self.input.desc.sizes[axis]
         self.play.max = self.step.max = n - 1
         self._mark_step()
@@ -145,12 +146,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
         """The first line's sum at this step, in words, with the value the operator wrote."""
         line = [0] * self.input.desc.dimension_count
         terms = order[:step] if self.exclusive.value else order[: step + 1]
-        values = []
-        for k in terms:
-            line[axis] = k
-            values.append(format_value(self._input_values[tuple(line)].item()))
+        values = [format_value(self._input_line[k].item()) for k in terms]
         line[axis] = order[step]
-        written = format_value(self._output_values[tuple(line)].item())
+        written = format_value(self._output_line[order[step]].item())
         kind = ", exclusive" if self.exclusive.value else ""
         letters = DIMENSION_LETTERS.get(len(line))
         name = f" ({letters[axis]})" if letters else ""

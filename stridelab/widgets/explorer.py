@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 import ipywidgets as w
+import numpy as np
 
 from ..desc import TensorDesc, layout_strides
-from ..dtypes import DATA_TYPES
+from ..dtypes import DATA_TYPES, DataTypeLike
+from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
 from ..render.summary import DIMENSION_LETTERS, layout_names
 from ..render.svg import render_svg
@@ -35,6 +37,69 @@ def _parse_ints(text: str, field: str) -> tuple[int, ...]:
         raise LayoutError(f"{field} {text!r} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
 
 
+def _checked_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
+    """Sizes the size sliders can take: 1 to 5 dimensions (the ranks with dimension letters),
+    each a positive integer (checked as a TensorDesc checks them)."""
+    sizes = tuple(sizes)
+    if not 1 <= len(sizes) <= 5:
+        raise LayoutError(
+            f"sizes {list(sizes)} has {len(sizes)} dimensions; explore() names layouts for 1 to 5 "
+            "(N, C, D, H, W): use MemoryMapView(TensorDesc(...)) for more"
+        )
+    return TensorDesc("UINT8", sizes).sizes
+
+
+def _checked_layout(layout: str, rank: int) -> str:
+    """A layout the layout menu offers for ``rank`` dimensions (any case), or :data:`CUSTOM`."""
+    if not isinstance(layout, str):
+        raise TypeError(f"layout must be a string such as 'NHWC' or {CUSTOM!r}, not {type(layout).__name__}")
+    options = layout_choices(rank)
+    if layout == CUSTOM or layout.strip().upper() in options:
+        return layout if layout == CUSTOM else layout.strip().upper()
+    letters = ", ".join(_LETTERS[rank])
+    raise LayoutError(
+        f"layout {layout!r} is not a memory order of the {rank} dimension letters {letters} "
+        f"(e.g. {options[0]!r}, outermost first), nor {CUSTOM!r}"
+    )
+
+
+def _checked_broadcast(broadcast: Sequence[bool], rank: int) -> tuple[bool, ...]:
+    """One flag per dimension, each a bool."""
+    flags = tuple(broadcast)
+    if len(flags) != rank:
+        raise LayoutError(f"broadcast {list(flags)} has {len(flags)} entries but there are {rank} dimensions")
+    for i, flag in enumerate(flags):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"broadcast[{i}] must be a bool, not {type(flag).__name__} ({flag!r})")
+    return tuple(bool(f) for f in flags)
+
+
+def _checked_padding(padding: Mapping[str | int, int], rank: int) -> dict[int, int]:
+    """Padding per dimension index, from keys that are dimension letters (any case) or indices
+    and values that are counts of elements, 0 or more."""
+    letters = _LETTERS[rank]
+    result = {}
+    for key, extra in padding.items():
+        if isinstance(key, str):
+            if len(key) != 1 or key.upper() not in letters:
+                raise LayoutError(f"padding key {key!r} is not a dimension letter of {rank} dimensions ({letters})")
+            index = letters.index(key.upper())
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if not 0 <= key < rank:
+                raise LayoutError(f"padding key {key} is not a dimension index in 0..{rank - 1}")
+            index = int(key)
+        else:
+            raise TypeError(
+                f"padding key {key!r} must be a dimension letter ({letters}) or index, not {type(key).__name__}"
+            )
+        if isinstance(extra, bool) or not isinstance(extra, (int, np.integer)):
+            raise TypeError(f"padding[{key!r}] must be an integer count of elements, not {type(extra).__name__}")
+        if extra < 0:
+            raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
+        result[index] = int(extra)
+    return result
+
+
 class LayoutExplorer(StaticFallback, w.VBox):
     """Controls for a tensor description beside its live memory map. See :func:`explore`.
 
@@ -45,9 +110,9 @@ class LayoutExplorer(StaticFallback, w.VBox):
     def __init__(
         self,
         sizes: Sequence[int] = (1, 3, 2, 2),
-        layout: str = "NCHW",
+        layout: str | None = None,
         *,
-        data_type: str = "FLOAT32",
+        data_type: DataTypeLike = "FLOAT32",
         broadcast: Sequence[bool] | None = None,
         padding: Mapping[str | int, int] | None = None,
         strides: Sequence[int] | None = None,
@@ -55,12 +120,12 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_padding: int = 8,
         max_cells: int = 512,
     ) -> None:
-        sizes = tuple(sizes)
-        if not 1 <= len(sizes) <= 5:
-            raise LayoutError(
-                f"sizes {list(sizes)} has {len(sizes)} dimensions; explore() names layouts for 1 to 5 "
-                "(N, C, D, H, W): use MemoryMapView(TensorDesc(...)) for more"
-            )
+        sizes = _checked_sizes(sizes)
+        data_type = _resolve_data_type(data_type).name
+        if strides is not None:
+            layout = CUSTOM
+        else:
+            layout = layout_choices(len(sizes))[0] if layout is None else _checked_layout(layout, len(sizes))
         self._max_size, self._max_padding = max_size, max_padding
         self._busy = False
         self.desc: TensorDesc | None = None
@@ -73,7 +138,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         self._status = w.HTML()
         self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells)
         self._build_rows(sizes)
-        self._set_layout_options(CUSTOM if strides is not None else layout)
+        self._set_layout_options(layout)
         self.configure(broadcast=broadcast, padding=padding, strides=strides)
         for control in (self._data_type, self._layout, self._strides):
             control.observe(self._changed, "value")
@@ -113,33 +178,43 @@ class LayoutExplorer(StaticFallback, w.VBox):
         *,
         sizes: Sequence[int] | None = None,
         layout: str | None = None,
-        data_type: str | None = None,
+        data_type: DataTypeLike | None = None,
         broadcast: Sequence[bool] | None = None,
         padding: Mapping[str | int, int] | None = None,
         strides: Sequence[int] | None = None,
     ) -> None:
         """Set some controls at once (one redraw). ``padding`` maps a dimension letter or index to
-        padding elements; ``strides`` switches the layout to custom strides."""
+        padding elements; ``strides`` switches the layout to custom strides.
+
+        A value no control can take (a layout of another rank, a size below 1, an unknown data
+        type, a padding key that names no dimension, negative padding, a broadcast flag per
+        dimension missing) raises :class:`~stridelab.LayoutError` or ``TypeError`` and changes
+        nothing; values the controls can take but that describe no tensor together show the error
+        inline, as moving the controls would.
+        """
+        sizes = self.sizes if sizes is None else _checked_sizes(sizes)
+        rank = len(sizes)
+        layout = None if layout is None else _checked_layout(layout, rank)
+        name = None if data_type is None else _resolve_data_type(data_type).name
+        flags = None if broadcast is None else _checked_broadcast(broadcast, rank)
+        extras = {} if padding is None else _checked_padding(padding, rank)
         self._busy = True
         try:
-            if sizes is not None:
-                sizes = tuple(sizes)
-                if len(sizes) != self._rank.value:
-                    self._rank.value = len(sizes)
-                    self._build_rows(sizes)
-                    self._set_layout_options(self._layout.value)
-                for slider, n in zip(self.size_sliders, sizes):
-                    slider.max = max(slider.max, n)
-                    slider.value = n
-            if data_type is not None:
-                self._data_type.value = data_type
+            if rank != self._rank.value:
+                self._rank.value = rank
+                self._build_rows(sizes)
+                self._set_layout_options(self._layout.value)
+            for slider, n in zip(self.size_sliders, sizes):
+                slider.max = max(slider.max, n)
+                slider.value = n
+            if name is not None:
+                self._data_type.value = name
             if layout is not None:
                 self._layout.value = layout
-            if broadcast is not None:
-                for box, flag in zip(self.broadcast_boxes, broadcast):
-                    box.value = bool(flag)
-            for key, extra in (padding or {}).items():
-                index = _LETTERS[self._rank.value].index(key.upper()) if isinstance(key, str) else int(key)
+            for box, flag in zip(self.broadcast_boxes, flags or ()):
+                box.value = flag
+            for index, extra in extras.items():
+                self.padding_sliders[index].max = max(self.padding_sliders[index].max, extra)
                 self.padding_sliders[index].value = extra
             if strides is not None:
                 self._layout.value = CUSTOM
@@ -221,9 +296,9 @@ class LayoutExplorer(StaticFallback, w.VBox):
 
 def explore(
     sizes: Sequence[int] = (1, 3, 2, 2),
-    layout: str = "NCHW",
+    layout: str | None = None,
     *,
-    data_type: str = "FLOAT32",
+    data_type: DataTypeLike = "FLOAT32",
     broadcast: Sequence[bool] | None = None,
     padding: Mapping[str | int, int] | None = None,
     strides: Sequence[int] | None = None,
@@ -236,16 +311,21 @@ def explore(
     dimension letters, NCHW and NHWC first, or custom strides typed in), and per dimension its
     size, padding after it and whether it is broadcast. The map, the strides and the buffer size
     follow the controls; a combination that describes no valid tensor shows the error inline.
+    An argument no control can take (a layout of another rank, an unknown data type, a padding
+    key that names no dimension, negative padding, ...) raises :class:`~stridelab.LayoutError` or
+    ``TypeError`` instead; none is clamped or replaced.
 
     Parameters
     ----------
     sizes : sequence of int
         Initial sizes, 1 to 5 dimensions, in canonical (N, C, D, H, W) order.
-    layout : str
-        Initial memory order, outermost first (e.g. "NHWC", "WH").
+    layout : str, optional
+        Initial memory order, outermost first, of the dimension letters of ``sizes`` (e.g. "NHWC"
+        for four dimensions, "WH" for two; default: the canonical order, e.g. "NCHW").
     data_type, broadcast, padding, strides
-        Initial data type, broadcast flags, padding per dimension (letter or index -> elements),
-        or custom strides (which switch the layout to custom).
+        Initial data type (any spelling :func:`stridelab.data_type` takes), broadcast flags (one
+        bool per dimension), padding per dimension (letter or index -> elements, 0 or more; the
+        slider's range grows to fit), or custom strides (which switch the layout to custom).
     max_size, max_cells
         Largest size the sliders offer; most cells the map draws.
 

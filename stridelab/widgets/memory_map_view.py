@@ -27,8 +27,23 @@ def as_source(obj: Any) -> TensorDesc | MemoryMap | StridedTensor:
     if isinstance(obj, (TensorDesc, MemoryMap, StridedTensor)):
         return obj
     if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
+        _refuse_negative_strides(obj)
         return StridedTensor.from_array(obj)
     raise TypeError(f"expected a TensorDesc, MemoryMap, StridedTensor or array, not {type(obj).__name__}")
+
+
+def _refuse_negative_strides(array: Any) -> None:
+    """A memory map draws a DirectML buffer layout, and DirectML strides are never negative: say
+    what to draw instead of an array that steps backwards through memory."""
+    axes = [i for i, (n, b) in enumerate(zip(array.shape, array.strides)) if n > 1 and b < 0]
+    if axes:
+        flip = ", ".join("::-1" if i in axes else ":" for i in range(array.ndim))
+        raise LayoutError(
+            f"array byte_strides {list(array.strides)} are negative along axes {axes}; a memory map draws a "
+            "DirectML buffer layout, whose strides are 0 or more, so none describes this view: draw "
+            f"array[{flip}] for the buffer layout it reads, or xp.ascontiguousarray(array) for its values "
+            "packed row-major"
+        )
 
 
 def desc_of(source: TensorDesc | MemoryMap | StridedTensor) -> TensorDesc:
@@ -46,6 +61,8 @@ class MemoryMapView(MapWidget):
     Parameters
     ----------
     source : TensorDesc, MemoryMap, StridedTensor or array
+        An array with negative strides is refused, with what to draw instead: it has no DirectML
+        buffer layout to draw.
     max_cells : int
         The most logical cells (and slots) drawn.
     columns : int

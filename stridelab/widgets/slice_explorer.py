@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as w
 import numpy as np
 
-from ..desc import TensorDesc
-from ..errors import LayoutError
-from ..tensor import StridedTensor
-from ._operator import OperatorExplorer, as_tensor, host_array
+from ._operator import OperatorExplorer, as_tensor, input_sizes, stand_in
 
-__all__ = ["SliceExplorer", "max_copied_elements"]
+__all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
 
 
 def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[int]) -> list[int]:
@@ -21,23 +19,47 @@ def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[in
     return [1 + (n - 1) // abs(s) for n, s in zip(window_sizes, window_strides)]
 
 
-def _index_tensor(t: StridedTensor) -> StridedTensor:
-    """A tensor over ``t``'s layout whose every slot holds the row-major index of the first
-    logical element stored there: slicing it with the real operator tells where each output
-    element came from."""
-    desc = TensorDesc("INT32", t.desc.sizes, t.desc.strides)
-    flat = desc.memory_map().offsets.ravel()
-    occupied, first = np.unique(flat, return_index=True)
-    buffer = np.full(desc.last_offset + 1, -1, dtype=np.int32)
-    buffer[occupied] = first
-    return StridedTensor(desc, t.xp.asarray(buffer))
+def copy_order(
+    coords: np.ndarray,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    output_sizes: Sequence[int],
+) -> np.ndarray:
+    """For each row of input ``coords``, the row-major index of the output element SLICE1 copies
+    it to, or -1 where it copies it nowhere.
+
+    The page's rule: output coordinate ``o`` is read from input coordinate
+    ``CopyStart + InputWindowStrides * o``, where ``CopyStart`` is the window offset, moved to the
+    window's end in dimensions with a negative stride. Computed for the given coordinates only
+    (the drawn cells), and on logical coordinates, so elements that share a slot (broadcast or
+    overlapping inputs) are told apart.
+
+    >>> # the page's example 2 in two dimensions: rows from the window's end (row 3) backwards
+    >>> copy_order([[3, 1], [3, 3], [1, 1], [0, 0]], (0, 1), (4, 3), (-2, 2), (2, 2)).tolist()
+    [0, 1, 2, -1]
+    """
+    coords = np.asarray(coords, dtype=np.int64).reshape(-1, len(output_sizes))
+    strides = np.asarray(window_strides, dtype=np.int64)
+    start = np.asarray(window_offsets, dtype=np.int64) + np.where(strides < 0, np.asarray(window_sizes) - 1, 0)
+    steps, rest = np.divmod(coords - start, strides)
+    copied = np.all((rest == 0) & (steps >= 0) & (steps < np.asarray(output_sizes)), axis=1)
+    order = np.full(len(coords), -1, dtype=np.int64)
+    if copied.any():
+        order[copied] = np.ravel_multi_index(tuple(steps[copied].T), tuple(output_sizes))
+    return order
 
 
-def _int_list(field: str, values: Any, rank: int) -> list[int]:
-    values = [int(v) for v in values]
-    if len(values) != rank:
-        raise LayoutError(f"{field} {values} has {len(values)} entries but the input has {rank} dimensions")
-    return values
+def checked_window(
+    sizes: tuple[int, ...], offsets: Any, extents: Any, steps: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The window as tuples of ints, refused as :func:`stridelab.slice1` refuses it: the operator
+    itself checks it, copying one element of a stand-in for an input of ``sizes``."""
+    from .. import slice1
+
+    rank = len(sizes)
+    slice1(stand_in(sizes), offsets, extents, steps, output_sizes=(1,) * rank)
+    return tuple(tuple(operator.index(v) for v in values) for values in (offsets, extents, steps))
 
 
 class _Fixed:
@@ -64,8 +86,12 @@ class SliceExplorer(OperatorExplorer):
     Parameters
     ----------
     x : numpy or cupy array, or StridedTensor
+        Read as the operator reads it. An array with negative strides (``a[::-1]``) is drawn from a
+        packed copy of its values, since no DirectML buffer description has negative strides.
     window_offsets, window_sizes, window_strides : sequence of int, optional
-        Initial window (default: the whole input, stride 1).
+        Initial window (default: the whole input, stride 1). A window :func:`stridelab.slice1`
+        refuses is refused here too, with its message (:class:`~stridelab.LayoutError` or
+        ``TypeError``); windows the sliders make are explained inline instead.
     max_cells : int
         The most cells each map draws.
 
@@ -88,23 +114,26 @@ class SliceExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
     ) -> None:
-        sizes = as_tensor(x).desc.sizes
+        sizes = input_sizes(x)
         rank = len(sizes)
-        offsets = _int_list("window_offsets", window_offsets if window_offsets is not None else [0] * rank, rank)
-        extents = _int_list("window_sizes", window_sizes if window_sizes is not None else sizes, rank)
-        steps = _int_list("window_strides", window_strides if window_strides is not None else [1] * rank, rank)
+        offsets, extents, steps = checked_window(
+            sizes,
+            (0,) * rank if window_offsets is None else window_offsets,
+            sizes if window_sizes is None else window_sizes,
+            (1,) * rank if window_strides is None else window_strides,
+        )
         self.offset_sliders, self.size_sliders, self.stride_sliders = [], [], []
         rows, fixed = [], []
         for i, n in enumerate(sizes):
-            if n == 1 and offsets[i] == 0 and extents[i] == 1 and steps[i] != 0:
+            if n == 1:
                 # a size-1 dimension has one valid window: no sliders (fewer widgets to store)
                 self.offset_sliders.append(_Fixed(0))
                 self.size_sliders.append(_Fixed(1))
                 self.stride_sliders.append(_Fixed(steps[i]))
                 fixed.append(i)
                 continue
-            offset = w.IntSlider(value=offsets[i], min=0, max=max(n - 1, offsets[i]), description="offset")
-            size = w.IntSlider(value=extents[i], min=1, max=max(n, extents[i]), description="size")
+            offset = w.IntSlider(value=offsets[i], min=0, max=n - 1, description="offset")
+            size = w.IntSlider(value=extents[i], min=1, max=n, description="size")
             stride = w.IntSlider(value=steps[i], min=min(-n, steps[i]), max=max(n, steps[i]), description="stride")
             for slider, cls in ((offset, "offset"), (size, "size"), (stride, "stride")):
                 slider.add_class(f"stridelab-window-{cls}")
@@ -139,26 +168,23 @@ class SliceExplorer(OperatorExplorer):
     def _run(self) -> str:
         from .. import slice1
 
-        window = (self.window_offsets, self.window_sizes, self.window_strides)
-        output = as_tensor(slice1(self.x, *window))
-        source = host_array(as_tensor(slice1(_index_tensor(self.input), *window))).ravel()
+        output = as_tensor(slice1(self.x, self.window_offsets, self.window_sizes, self.window_strides))
         self.output = output
-        self._draw(source)
+        self._draw()
         limits = max_copied_elements(self.window_sizes, self.window_strides)
         return (
             f"MaxCopiedElements {limits} · output sizes {list(output.desc.sizes)} · "
-            f"{source.size} of {self.input.desc.element_count} elements copied"
+            f"{output.desc.element_count} of {self.input.desc.element_count} elements copied"
         )
 
-    def _draw(self, source: np.ndarray) -> None:
+    def _draw(self) -> None:
         """Both maps; input cells keyed and numbered by the output element they are copied to."""
         scene_in, scene_out = self.scene(self.input), self.scene(self.output)
-        copied_to = np.full(self.input.desc.element_count, -1, dtype=np.int64)
-        copied_to[source] = np.arange(source.size)
-        keys_in = copied_to[scene_in.cell_index]
+        coords = scene_in.cell_coords
+        window = (self.window_offsets, self.window_sizes, self.window_strides)
+        keys_in = copy_order(coords, *window, self.output.desc.sizes)
         badges = [str(k) if k >= 0 else "" for k in keys_in.tolist()]
         self.view.show([scene_in, scene_out], ["input", "output"], [keys_in, None], [badges, None])
-        coords = scene_in.cell_coords
         lo, hi = np.asarray(self.window_offsets), np.asarray(self.window_offsets) + np.asarray(self.window_sizes)
         inside = np.all((coords >= lo) & (coords < hi), axis=1)
         read = np.unique(scene_in.cell_slot[keys_in >= 0])
