@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import matplotlib
+import pytest
 
+matplotlib = pytest.importorskip("matplotlib")  # an optional dependency (the lab extra)
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pytest
 from matplotlib.collections import PatchCollection
 from matplotlib.text import Text
 

@@ -10,6 +10,10 @@ import sys
 import numpy as np
 import pytest
 
+# The views need the Jupyter widget stack; GPU machines running `pytest -m gpu` may not have it.
+pytest.importorskip("anywidget")
+pytest.importorskip("ipywidgets")
+
 import stridelab as sl
 from stridelab.widgets.memory_map_view import STATIC_MAX_CELLS
 
