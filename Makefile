@@ -1,6 +1,7 @@
 # stridelab's two jobs, each setting up (and then reusing) a local virtual environment in .venv:
 #   make lab    JupyterLab on the tutorial notebooks (NumPy backend where there is no GPU)
-#   make test   the whole test suite: unit tests, notebooks (nbval, strict) and the browser test
+#   make test   the whole test suite: unit tests, docstring examples, notebooks (nbval, strict) and
+#               the browser test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -27,7 +28,7 @@ lab: $(VENV)/.lab-installed
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PYTEST_NBVAL) tests $(NOTEBOOKS)
+	$(BIN)/python -m pytest --doctest-modules $(PYTEST_NBVAL) stridelab tests $(NOTEBOOKS)
 
 # On a machine with a CUDA GPU and CuPy (no virtual environment needed): the GPU tests only.
 test-gpu:
