@@ -110,7 +110,7 @@ def device_ms(fn, reps: int, warmup: int = 3) -> float:
             fn()
         events[reps].record()
         host_ms = (time.perf_counter() - t0) * 1e3
-        ahead = not spun.query()
+        ahead = not spun.done
         events[reps].synchronize()
         if ahead:
             spin.worst = max(spin.worst, host_ms / spin_ms)
