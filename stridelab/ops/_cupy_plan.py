@@ -84,15 +84,20 @@ SCAN_AY_TILES = {
     4: (((4, True, 32), (2, True, 32)), (1, False, 32)),
     2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
 }
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (32, 8, 2), (32, 8, 1))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (32, 8, 1), (32, 8, 1))}
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
 #: element size, (steps, from this axis length on) for long axes of vectors of at most 8 bytes.
 COLS_THREADS_PER_SM = 512
 COLS_STEPS = 8
 COLS_STEPS_LONG = {2: (16, 128)}
-#: Lines scans: vectors per lane, by element size (a lane scans that many * V elements per step).
-LINES_VECTORS = {4: 2, 2: 1}
+#: Lines scans of 16-byte vectors: vectors per lane per step (C, segments of a step), the most of
+#: these that leaves each line at least LINES_MIN_LANES lanes (more vectors in flight per lane, but
+#: each load instruction then covers shorter runs of each line); element-by-element lines take
+#: LINES_SCALAR[element size].
+LINES_VECTORS = (4, 2, 1)
+LINES_MIN_LANES = 4
+LINES_SCALAR = {4: 2, 2: 1}
 
 
 def _copy_kernels() -> tuple[str, ...]:
@@ -111,9 +116,9 @@ def _vector_widths(esize: int) -> list[int]:
 def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
-        v, c = VECTOR_BYTES // e, LINES_VECTORS[e]
-        names += [f"sl_scan_lines<{traits}, 1, {c}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
+        v = VECTOR_BYTES // e
+        names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false>"]
+        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for c in LINES_VECTORS for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
         if e in COLS_STEPS_LONG:
             steps = COLS_STEPS_LONG[e][0]
@@ -380,7 +385,11 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         if _aligned(src_align, back, VECTOR_BYTES) and _aligned(dst_align, back, VECTOR_BYTES):
             v, rev = vmax, sa < 0
     rows = prod(t[0] for t in outer)
-    group = LINES_VECTORS[esize] * v  # elements per lane per step
+    if v > 1:
+        c = next((c for c in LINES_VECTORS if na >= LINES_MIN_LANES * c * v), LINES_VECTORS[-1])
+    else:
+        c = LINES_SCALAR[esize]
+    group = c * v  # elements per lane per step
     nchunks, chunk = 1, na
     warps_wanted = sm_count * 64
     if chunks and rows < warps_wanted and na > 32 * group * 16:
@@ -391,7 +400,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     units = rows * nchunks
     nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS[esize]}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {'true' if rev else 'false'}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
