@@ -23,12 +23,11 @@ from gpu import AXES, SHAPE, check_scan, copy_bandwidth, device_ms, nhwc
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "lines C f32=4 f16=4": {"LINES_VECTORS": {4: 4, 2: 4}},
-    "lines C f32=2 f16=2": {"LINES_VECTORS": {4: 2, 2: 2}},
-    "lines C f32=4 f16=2": {"LINES_VECTORS": {4: 4, 2: 2}},
-    "lines C f32=1 f16=1": {"LINES_VECTORS": {4: 1, 2: 1}},
+    "lines C up to 2": {"LINES_VECTORS": (2, 1)},
+    "lines C 1": {"LINES_VECTORS": (1,)},
+    "lines C up to 4, any lanes": {"LINES_MIN_LANES": 1},
     "cols without long steps": {"COLS_STEPS_LONG": {2: (16, 2**62)}},
-    "an few f16 (32,8,1)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 1), (32, 8, 1))}},
+    "an few f16 (32,8,2)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 2), (32, 8, 1))}},
     "an few f16 (32,8,4)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 4), (32, 8, 1))}},
     "an few f16 (32,16,2)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 16, 2), (32, 8, 1))}},
     "an few f32 (32,8,4)": {"SCAN_OUTER_TILES": {4: ((32, 8, 2), (32, 8, 4), (32, 8, 1))}},
