@@ -2,13 +2,24 @@
 
     PYTHONPATH=. python3 benchmarks/gpu.py [--reps 20] [--markdown]
 
-Each row is one operator call through the public API on a CuPy tensor: the median of ``--reps``
-timed runs (CUDA events around each run, after warm-up runs that also compile the kernels), the
-effective bandwidth (every 32-byte sector of the input that holds an element the operation reads,
-plus the output bytes it writes, over the median time), that bandwidth as a share of a
-device-to-device copy of the same number of bytes measured in the same run, and the time of the
-nearest CuPy and PyTorch equivalents where they exist (``cupy.cumsum`` / ``torch.cumsum``, CuPy
-slicing + ``ascontiguousarray``, ``.contiguous()``), each producing the same values.
+Each row is one operator call through the public API on a CuPy tensor, timed two ways:
+
+- ``device us``: the GPU time of the call, the median of ``--reps`` calls each between two CUDA
+  events, with every call already queued before the GPU reaches it: a spin kernel is enqueued first
+  and outlasts the host's enqueueing of all the timed calls (checked for each measurement: the
+  spin's end event must still be pending once the last call is enqueued; otherwise the spin is
+  lengthened and the measurement repeated). The host's cost per call is then hidden, and what
+  remains is the kernels, their launch gaps and any allocation on the GPU's side.
+- ``call us``: CUDA events around one call on an idle GPU (synchronised before each), the median
+  of ``--reps``: what a user sees for one call, the host's cost (front end, planning, allocation,
+  launch) included, i.e. roughly the larger of the host's time and the GPU's.
+
+The effective bandwidth (every 32-byte sector of the input that holds an element the operation
+reads, plus the output bytes it writes) and its share of a device-to-device copy of the same
+number of bytes, measured in the same run, both use the device time. The CuPy and PyTorch
+equivalents (``cupy.cumsum`` / ``torch.cumsum``, CuPy slicing + ``ascontiguousarray``,
+``.contiguous()``), each producing the same values, are timed the same way (device time), so the
+ratios compare GPU time with GPU time. Warm-up calls (which also compile the kernels) are excluded.
 
 Layouts: ``NCHW`` is packed row-major; ``NHWC`` is the same logical (N, C, H, W) tensor stored
 channels-last (``base.transpose(0, 3, 1, 2)`` of a packed (N, H, W, C) array). The output column says
@@ -44,18 +55,86 @@ def _torch():
         return None
 
 
-def median_ms(fn, reps: int, warmup: int = 3) -> float:
-    """Median of ``reps`` runs of ``fn``, each between two CUDA events on the current stream."""
+_SPIN_SOURCE = r"""
+extern "C" __global__ void stridelab_bench_spin(long long cycles) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+"""
+
+
+class Spin:
+    """A one-thread kernel that keeps the GPU busy for about ``ms`` milliseconds, so that the host
+    can queue the timed calls behind it. ``worst`` keeps the largest share of the spin that the
+    host needed to queue a measurement's calls (under 1: the queue was ahead)."""
+
+    def __init__(self):
+        cupy = _cupy()
+        self.kernel = cupy.RawKernel(_SPIN_SOURCE, "stridelab_bench_spin")
+        self.khz = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["clockRate"]
+        self.worst = 0.0
+        self.retries = 0
+
+    def __call__(self, ms: float) -> None:
+        self.kernel((1,), (1,), (np.int64(ms * self.khz),))
+
+
+_SPIN: list[Spin] = []
+
+
+def _spin() -> Spin:
+    if not _SPIN:
+        _SPIN.append(Spin())
+    return _SPIN[0]
+
+
+def device_ms(fn, reps: int, warmup: int = 3) -> float:
+    """Median GPU time of ``fn`` over ``reps`` calls, each between two CUDA events on the current
+    stream, all of them queued behind a spin kernel that is still running when the host has
+    queued the last one (so no call waits for the host)."""
     cupy = _cupy()
     for _ in range(warmup):
         fn()
-    events = [(cupy.cuda.Event(), cupy.cuda.Event()) for _ in range(reps)]
-    for start, stop in events:
+    cupy.cuda.Device().synchronize()
+    spin = _spin()
+    spin_ms = 10.0
+    for _ in range(6):
+        events = [cupy.cuda.Event() for _ in range(reps + 1)]
+        spun = cupy.cuda.Event()
+        spin(spin_ms)
+        spun.record()
+        t0 = time.perf_counter()
+        for i in range(reps):
+            events[i].record()
+            fn()
+        events[reps].record()
+        host_ms = (time.perf_counter() - t0) * 1e3
+        ahead = not spun.done
+        events[reps].synchronize()
+        if ahead:
+            spin.worst = max(spin.worst, host_ms / spin_ms)
+            return statistics.median(cupy.cuda.get_elapsed_time(events[i], events[i + 1]) for i in range(reps))
+        spin.retries += 1
+        spin_ms *= 4
+    raise RuntimeError("the host never got ahead of the GPU: no device time measured")
+
+
+def call_ms(fn, reps: int, warmup: int = 3) -> float:
+    """Median over ``reps`` calls of CUDA events around one call of ``fn`` on an idle GPU."""
+    cupy = _cupy()
+    for _ in range(warmup):
+        fn()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    times = []
+    for _ in range(reps):
+        cupy.cuda.Device().synchronize()
         start.record()
         fn()
         stop.record()
-    events[-1][1].synchronize()
-    return statistics.median(cupy.cuda.get_elapsed_time(start, stop) for start, stop in events)
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
 
 
 def sector_bytes(view) -> int:
@@ -100,12 +179,13 @@ class Table:
         self.rows: list[tuple] = []
         self.copy_gbps = copy_gbps
 
-    def add(self, op, dtype, layout_in, layout_out, params, ms, traffic, cupy_ms=None, torch_ms=None):
+    def add(self, op, dtype, layout_in, layout_out, params, ms, call, traffic, cupy_ms=None, torch_ms=None):
+        """One row: ``ms`` the device time, ``call`` the time of one call on an idle GPU, the
+        CuPy and PyTorch equivalents' device times (milliseconds); ``traffic`` in bytes."""
         gbps = traffic / (ms * 1e-3) / 1e9
-        print(f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us", flush=True)
-        self.rows.append(
-            (op, dtype, layout_in, layout_out, params, ms, gbps, gbps / self.copy_gbps[dtype], cupy_ms, torch_ms)
-        )
+        print(f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us device, {call * 1e3:.1f} us call")
+        share = gbps / self.copy_gbps[dtype]
+        self.rows.append((op, dtype, layout_in, layout_out, params, ms, call, gbps, share, cupy_ms, torch_ms))
 
     def render(self, markdown: bool) -> str:
         head = (
@@ -114,18 +194,19 @@ class Table:
             "input",
             "output",
             "params",
-            "median us",
-            "GB/s",
-            "of copy",
-            "cupy us",
+            "device us",
+            "call us",
+            "GB/s (device)",
+            "of copy (device)",
+            "cupy device us",
             "x cupy",
-            "torch us",
+            "torch device us",
             "x torch",
         )
         lines = []
-        for op, dt, li, lo, params, ms, gbps, share, cms, tms in self.rows:
+        for op, dt, li, lo, params, ms, call, gbps, share, cms, tms in self.rows:
             lines.append((
-                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{gbps:.0f}", f"{share:.0%}",
+                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{gbps:.0f}", f"{share:.0%}",
                 "-" if cms is None else f"{cms * 1e3:.1f}", "-" if cms is None else f"{cms / ms:.1f}",
                 "-" if tms is None else f"{tms * 1e3:.1f}", "-" if tms is None else f"{tms / ms:.1f}",
             ))  # fmt: skip
@@ -143,7 +224,7 @@ def copy_bandwidth(nbytes: int, reps: int) -> float:
     cupy = _cupy()
     a = cupy.ones(nbytes, dtype=cupy.uint8)
     b = cupy.empty_like(a)
-    ms = median_ms(lambda: cupy.copyto(b, a), reps)
+    ms = device_ms(lambda: cupy.copyto(b, a), reps)
     return 2 * nbytes / (ms * 1e-3) / 1e9
 
 
@@ -164,16 +245,17 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
     for layout_in, x, tx in (("NCHW", packed, tpacked), ("NHWC", nhwc(channels_last), tlast)):
         for axis in range(4):
             check_scan(sl.cumulative_summation(x, axis), x, axis)
-            ms = median_ms(lambda x=x, axis=axis: sl.cumulative_summation(x, axis), reps)
-            cms = median_ms(lambda x=x, axis=axis: cupy.cumsum(x, axis=axis), reps)
-            tms = median_ms(lambda tx=tx, axis=axis: torch.cumsum(tx, dim=axis), reps) if torch else None
-            table.add(
-                "cumulative_summation", name, layout_in, "NCHW (new)", f"axis {AXES[axis]}", ms, 2 * total, cms, tms
-            )
+            ours = lambda x=x, axis=axis: sl.cumulative_summation(x, axis)  # noqa: E731
+            ms, call = device_ms(ours, reps), call_ms(ours, reps)
+            cms = device_ms(lambda x=x, axis=axis: cupy.cumsum(x, axis=axis), reps)
+            tms = device_ms(lambda tx=tx, axis=axis: torch.cumsum(tx, dim=axis), reps) if torch else None
+            label = f"axis {AXES[axis]}"
+            table.add("cumulative_summation", name, layout_in, "NCHW (new)", label, ms, call, 2 * total, cms, tms)
         for axis in range(4):
             check_scan(sl.cumulative_summation(x, axis, out=out_nhwc).view(), x, axis)
-            ms = median_ms(lambda x=x, axis=axis: sl.cumulative_summation(x, axis, out=out_nhwc), reps)
-            table.add("cumulative_summation", name, layout_in, "NHWC", f"axis {AXES[axis]}", ms, 2 * total)
+            ours = lambda x=x, axis=axis: sl.cumulative_summation(x, axis, out=out_nhwc)  # noqa: E731
+            ms, call = device_ms(ours, reps), call_ms(ours, reps)
+            table.add("cumulative_summation", name, layout_in, "NHWC", f"axis {AXES[axis]}", ms, call, 2 * total)
 
     for strides in ((1, 2, 2, -2), (1, 1, 1, -1)):
         windows = tuple(slice(None, None, s) for s in strides)
@@ -184,14 +266,14 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
             return sl.slice1(packed, (0, 0, 0, 0), SHAPE, strides)
 
         check_equal(run(), view, f"slice1 {strides}")
-        ms = median_ms(run, reps)
-        cms = median_ms(lambda view=view: cupy.ascontiguousarray(view), reps)
+        ms, call = device_ms(run, reps), call_ms(run, reps)
+        cms = device_ms(lambda view=view: cupy.ascontiguousarray(view), reps)
         tms = None
         if torch and all(s > 0 for s in strides):
             tview = tpacked[:, :: strides[1], :: strides[2], :: strides[3]]
-            tms = median_ms(lambda tview=tview: tview.contiguous(), reps)
+            tms = device_ms(lambda tview=tview: tview.contiguous(), reps)
         label = "strides (" + ",".join(str(s) for s in strides) + ")"
-        table.add("slice1", name, "NCHW", "NCHW (new)", label, ms, traffic, cms, tms)
+        table.add("slice1", name, "NCHW", "NCHW (new)", label, ms, call, traffic, cms, tms)
 
     out_nchw = sl.StridedTensor.empty(sl.TensorDesc(name, SHAPE), cupy)
     cases = (
@@ -202,10 +284,11 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
     )  # fmt: skip
     for layout_in, x, out, layout_out, cupy_fn, torch_fn in cases:
         check_equal(sl.element_wise_identity(x, out).view(), x, f"element_wise_identity {layout_in}")
-        ms = median_ms(lambda x=x, out=out: sl.element_wise_identity(x, out), reps)
-        cms = median_ms(cupy_fn, reps)
-        tms = median_ms(torch_fn, reps) if torch_fn else None
-        table.add("element_wise_identity", name, layout_in, layout_out, "", ms, 2 * total, cms, tms)
+        ours = lambda x=x, out=out: sl.element_wise_identity(x, out)  # noqa: E731
+        ms, call = device_ms(ours, reps), call_ms(ours, reps)
+        cms = device_ms(cupy_fn, reps)
+        tms = device_ms(torch_fn, reps) if torch_fn else None
+        table.add("element_wise_identity", name, layout_in, layout_out, "", ms, call, 2 * total, cms, tms)
 
 
 def small_call_us(calls: int = 2000) -> tuple[float, float]:
@@ -245,7 +328,13 @@ def main(argv=None) -> None:
     for name in ("FLOAT32", "FLOAT16"):
         bench_dtype(table, name, args.reps)
     issue_us, ready_us = small_call_us()
+    spin = _spin()
     print(f"device: {device}; date: {datetime.date.today()}; shape {SHAPE}; median of {args.reps} runs")
+    print(
+        "device us: CUDA events around each call, all calls queued behind a spin kernel (the host's "
+        f"queueing took at most {spin.worst:.0%} of the spin; {spin.retries} measurements re-run with a "
+        "longer spin); call us: events around one call on an idle GPU; GB/s and 'of copy' use device us"
+    )
     print("copy (device to device, same bytes): " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_gbps.items()))
     print(table.render(args.markdown))
     print(

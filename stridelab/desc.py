@@ -38,6 +38,8 @@ _CANONICAL_LETTERS = "NCDHW"
 
 def _int_tuple(field: str, values: Any) -> tuple[int, ...]:
     """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else."""
+    if type(values) in (tuple, list) and all(type(v) is int for v in values):  # the common case, quickly
+        return tuple(values)
     if isinstance(values, (str, bytes)) or (not isinstance(values, Sequence) and not hasattr(values, "__iter__")):
         raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
     result = []

@@ -247,6 +247,38 @@ def test_random_vector_layouts_match_numpy(seed, planned_for):
         _scan_case(rng, aligned=True)
 
 
+def _channels_last(sizes) -> tuple[int, ...]:
+    """Element strides of an (N, C, H, W) view stored N, H, W, C."""
+    _, c, h, w = sizes
+    return (h * w * c, 1, w * c, c)
+
+
+@pytest.mark.parametrize("name", SCAN_TYPES)
+def test_long_axes_on_vectors_match_numpy(name, planned_for):
+    """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
+    along the axis, the deeper loads of long columns and the vectorised tiles across the axis."""
+    cupy_backend, numpy_backend = _backends()
+    dtype = data_type(name).numpy_dtype
+    rng = np.random.default_rng(4000 + SCAN_TYPES.index(name))
+    for sizes in ((2, 64, 8, 256), (2, 256, 16, 64)):
+        packed = (sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1)
+        last = _channels_last(sizes)
+        for src_strides, dst_strides in ((packed, last), (last, packed), (last, last), (packed, packed)):
+            for axis in range(4):
+                length = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, src_strides))
+                src = BufferView(_values(rng, dtype, length), 0, sizes, src_strides)
+                dlength = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, dst_strides))
+                dst = BufferView(_values(rng, dtype, dlength), 0, sizes, dst_strides)
+                if rng.random() < 0.3:
+                    src, dst = _reverse(src, axis), _reverse(dst, axis)
+                exclusive = bool(rng.random() < 0.5)
+                bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
+                gsrc, gdst = cupy.asarray(src.buffer), cupy.asarray(dst.buffer)
+                cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
+                numpy_backend.scan(src, dst, axis, exclusive)
+                _compare(gdst.get(), dst.buffer, dst, bound, dtype)
+
+
 SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
 
 

@@ -8,7 +8,8 @@ compiled by NVRTC (``cupy.RawModule`` over the template instantiations listed in
 CuPy is imported only here, and this module only when an operator meets a CuPy buffer.
 
 Launch plans (:mod:`._cupy_plan`) are pure Python and memoised on the views' sizes, strides and
-alignment, so a repeated call costs a dictionary look-up and one launch (three for a scan of a
+alignment, and resolved once to their compiled kernels and geometry arguments, so a repeated call
+costs a dictionary look-up and one launch (three for a scan of a
 long axis with little else in parallel, which also takes a small temporary from CuPy's pool). No
 call synchronises with the host.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -78,20 +79,74 @@ def _geo_argument(geo: tuple[int, ...]) -> tuple[np.ndarray, Any]:
     return values, CPointer(values.ctypes.data)
 
 
-_plan_copy = functools.lru_cache(maxsize=2048)(plans.plan_copy)
-_plan_scan = functools.lru_cache(maxsize=2048)(plans.plan_scan)
+class _Ready(NamedTuple):
+    """A launch with everything a call needs resolved once: the compiled kernel, grid and block,
+    the geometry argument (``geo`` points into ``values``, kept alive here) and how many pointers
+    the kernel takes before it."""
+
+    kernel: Any
+    grid: tuple[int]
+    block: tuple[int, int]
+    geo: Any
+    values: np.ndarray
+    pointers: int
 
 
-def _launch(launch: plans.Launch, device_id: int, pointers: tuple[int, ...]) -> None:
-    if len(pointers) != (4 if launch.carries else 2):  # the kernel would read its geometry from the wrong slot
-        raise RuntimeError(f"{launch.kernel} takes {4 if launch.carries else 2} pointers, not {len(pointers)}")
+def _ready(launch: plans.Launch, device_id: int) -> _Ready:
+    values, geo = _geo_argument(launch.geo)
     kernel = _kernel(launch.kernel, device_id)
-    geo = _geo_argument(launch.geo)
-    kernel((launch.grid,), launch.block, (*pointers, geo[1]))
+    return _Ready(kernel, (launch.grid,), launch.block, geo, values, 4 if launch.carries else 2)
+
+
+class _ReadyScan(NamedTuple):
+    """A :class:`~._cupy_plan.ScanPlan` with its launches resolved and its shifts in bytes."""
+
+    src_shift: int
+    dst_shift: int
+    launch: _Ready
+    first: _Ready | None
+    partial_count: int
+    partial_dtype: np.dtype | None
+    partial_plan: _ReadyScan | None
+
+
+def _ready_scan(plan: plans.ScanPlan, esize: int, device_id: int) -> _ReadyScan:
+    shifts = (plan.src_shift * esize, plan.dst_shift * esize)
+    if plan.first is None:
+        return _ReadyScan(*shifts, _ready(plan.launch, device_id), None, 0, None, None)
+    dtype = _ACC_DTYPES[plan.partial_type]
+    return _ReadyScan(
+        *shifts,
+        _ready(plan.launch, device_id),
+        _ready(plan.first, device_id),
+        plan.partial_count,
+        dtype,
+        _ready_scan(plan.partial_plan, dtype.itemsize, device_id),
+    )
+
+
+# Memoised on everything a plan depends on, the device included (its kernels and multiprocessor
+# count), so that a repeated call costs one look-up; cache_clear() forgets the plans.
+@functools.lru_cache(maxsize=2048)
+def _plan_copy(device_id: int, esize: int, sizes, src_strides, dst_strides, src_align: int, dst_align: int):
+    plan = plans.plan_copy(esize, sizes, src_strides, dst_strides, src_align, dst_align)
+    return plan.src_shift * esize, plan.dst_shift * esize, _ready(plan.launch, device_id)
+
+
+@functools.lru_cache(maxsize=2048)
+def _plan_scan(device_id: int, name: str, sizes, src_strides, dst_strides, axis: int, exclusive: bool, align: tuple):
+    plan = plans.plan_scan(name, sizes, src_strides, dst_strides, axis, exclusive, *align, _sm_count(device_id))
+    return _ready_scan(plan, plans.SCAN_TYPES[name][1], device_id)
+
+
+def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
+    if len(pointers) != ready.pointers:  # the kernel would read its geometry from the wrong slot
+        raise RuntimeError(f"the kernel takes {ready.pointers} pointers, not {len(pointers)}")
+    ready.kernel(ready.grid, ready.block, (*pointers, ready.geo))
 
 
 def _device(src: BufferView, dst: BufferView) -> int:
-    sdev, ddev = src.buffer.device.id, dst.buffer.device.id
+    sdev, ddev = src.buffer.data.device_id, dst.buffer.data.device_id
     if sdev != ddev:
         raise ValueError(f"source buffer is on GPU {sdev} but destination buffer on GPU {ddev}; use one device")
     return ddev
@@ -121,9 +176,8 @@ def copy(src: BufferView, dst: BufferView) -> None:
     sp = src.buffer.data.ptr + src.offset * esize
     dp = dst.buffer.data.ptr + dst.offset * esize
     device_id = _device(src, dst)
-    plan = _plan_copy(esize, src.sizes, src.strides, dst.strides, sp % 16, dp % 16)
-    pointers = (sp + plan.src_shift * esize, dp + plan.dst_shift * esize)
-    _on_device(device_id, _launch, plan.launch, device_id, pointers)
+    src_shift, dst_shift, ready = _plan_copy(device_id, esize, src.sizes, src.strides, dst.strides, sp % 16, dp % 16)
+    _on_device(device_id, _launch, ready, (sp + src_shift, dp + dst_shift))
 
 
 def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool) -> None:
@@ -139,23 +193,20 @@ def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool) -> None:
     sp = src.buffer.data.ptr + src.offset * esize
     dp = dst.buffer.data.ptr + dst.offset * esize
     device_id = _device(src, dst)
-    plan = _plan_scan(
-        name, src.sizes, src.strides, dst.strides, axis, bool(exclusive), sp % 16, dp % 16, _sm_count(device_id)
-    )
-    _on_device(device_id, _run_scan, plan, sp, dp, esize, device_id)
+    ready = _plan_scan(device_id, name, src.sizes, src.strides, dst.strides, axis, bool(exclusive), (sp % 16, dp % 16))
+    _on_device(device_id, _run_scan, ready, sp, dp)
 
 
-def _run_scan(plan: plans.ScanPlan, sp: int, dp: int, esize: int, device_id: int) -> None:
-    sp += plan.src_shift * esize
-    dp += plan.dst_shift * esize
-    if plan.first is None:
-        _launch(plan.launch, device_id, (sp, dp, 0, 0) if plan.launch.carries else (sp, dp))
+def _run_scan(ready: _ReadyScan, sp: int, dp: int) -> None:
+    sp += ready.src_shift
+    dp += ready.dst_shift
+    if ready.first is None:
+        _launch(ready.launch, (sp, dp, 0, 0) if ready.launch.pointers == 4 else (sp, dp))
         return
     import cupy
 
-    dtype = _ACC_DTYPES[plan.partial_type]
-    partial = cupy.empty(plan.partial_count, dtype=dtype)
+    partial = cupy.empty(ready.partial_count, dtype=ready.partial_dtype)
     pp = partial.data.ptr
-    _launch(plan.first, device_id, (sp, dp, pp, 0))
-    _run_scan(plan.partial_plan, pp, pp, dtype.itemsize, device_id)
-    _launch(plan.launch, device_id, (sp, dp, 0, pp))
+    _launch(ready.first, (sp, dp, pp, 0))
+    _run_scan(ready.partial_plan, pp, pp)
+    _launch(ready.launch, (sp, dp, 0, pp))

@@ -67,22 +67,37 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 
 
 #: Shapes of the tiled kernels, by element size, chosen from measurements on an H200 (see
-#: benchmarks/RESULTS-gpu.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
+#: benchmarks/RESULTS.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
 #: on both sides; (vectorised, element by element). A scan tile along the axis (AX: the axis
 #: innermost in the source, AY: in the destination) is (E, VEC, TILE): E axis elements per lane
-#: (one vector per access where VEC) and TILE elements across; (vectorised, element by element).
+#: (one vector per access where VEC), TA = 32 * E axis elements per pass and TILE elements across;
+#: (vectorised candidates, element by element): the first candidate whose pass fits in the axis
+#: (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
 #: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
 #: with many blocks, with few blocks, element by element).
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
-SCAN_AX_TILES = {4: ((2, True, 32), (1, False, 32)), 2: ((2, True, 64), (2, False, 32))}
-SCAN_AY_TILES = {4: ((4, True, 32), (1, False, 32)), 2: ((4, True, 64), (2, False, 32))}
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 2), (32, 8, 1), (32, 8, 1))}
+SCAN_AX_TILES = {
+    4: (((2, True, 32),), (1, False, 32)),
+    2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
+}
+SCAN_AY_TILES = {
+    4: (((4, True, 32), (2, True, 32)), (1, False, 32)),
+    2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
+}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (32, 8, 1), (32, 8, 1))}
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
-#: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead.
+#: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
+#: element size, (steps, from this axis length on) for long axes of vectors of at most 8 bytes.
 COLS_THREADS_PER_SM = 512
 COLS_STEPS = 8
-#: Lines scans: vectors per lane, by element size (a lane scans that many * V consecutive elements).
-LINES_VECTORS = {4: 2, 2: 1}
+COLS_STEPS_LONG = {2: (16, 128)}
+#: Lines scans of 16-byte vectors: vectors per lane per step (C, segments of a step), the most of
+#: these that leaves each line at least LINES_MIN_LANES lanes (more vectors in flight per lane, but
+#: each load instruction then covers shorter runs of each line); element-by-element lines take
+#: LINES_SCALAR[element size].
+LINES_VECTORS = (4, 2, 1)
+LINES_MIN_LANES = 4
+LINES_SCALAR = {4: 2, 2: 1}
 
 
 def _copy_kernels() -> tuple[str, ...]:
@@ -101,12 +116,15 @@ def _vector_widths(esize: int) -> list[int]:
 def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
-        v, c = VECTOR_BYTES // e, LINES_VECTORS[e]
-        names += [f"sl_scan_lines<{traits}, 1, {c}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for b in ("false", "true")]
+        v = VECTOR_BYTES // e
+        names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false>"]
+        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for c in LINES_VECTORS for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
-        for kind, tiles in (("ax", SCAN_AX_TILES), ("ay", SCAN_AY_TILES)):
-            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(vec).lower()}>" for a, vec, t in tiles[e]]
+        if e in COLS_STEPS_LONG:
+            steps = COLS_STEPS_LONG[e][0]
+            names += [f"sl_scan_cols<{traits}, {w}, {steps}>" for w in _vector_widths(e) if w * e <= 8]
+        for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
+            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}>" for a, v, t in (*vectorised, scalar)]
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
@@ -367,7 +385,11 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         if _aligned(src_align, back, VECTOR_BYTES) and _aligned(dst_align, back, VECTOR_BYTES):
             v, rev = vmax, sa < 0
     rows = prod(t[0] for t in outer)
-    group = LINES_VECTORS[esize] * v  # elements per lane per step
+    if v > 1:
+        c = next((c for c in LINES_VECTORS if na >= LINES_MIN_LANES * c * v), LINES_VECTORS[-1])
+    else:
+        c = LINES_SCALAR[esize]
+    group = c * v  # elements per lane per step
     nchunks, chunk = 1, na
     warps_wanted = sm_count * 64
     if chunks and rows < warps_wanted and na > 32 * group * 16:
@@ -378,7 +400,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     units = rows * nchunks
     nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {LINES_VECTORS[esize]}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {'true' if rev else 'false'}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
@@ -406,7 +428,10 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
         nchunks = _cdiv(na, chunk)
     nblocks = _cdiv(cols * nchunks, THREADS)
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, exclusive=ex)
-    kernel = f"sl_scan_cols<{traits}, {v}, {COLS_STEPS}>"
+    steps = COLS_STEPS
+    if esize in COLS_STEPS_LONG and v * esize <= 8 and chunk >= COLS_STEPS_LONG[esize][1]:
+        steps = COLS_STEPS_LONG[esize][0]
+    kernel = f"sl_scan_cols<{traits}, {v}, {steps}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
@@ -416,14 +441,24 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     return ScanPlan(shift_s, shift_d, launch, launch, nchunks * width, acc, partials)
 
 
+def _axis_tile(tiles, na: int, unit_strides: bool, esize: int, src_align: int, dst_align: int, strides, n: int):
+    """(E, VEC, TILE) of a tiled scan along the axis: the first vectorised candidate whose pass
+    (32 * E axis elements) fits in the axis, or the last where none does, among those whose vectors
+    fit (``unit_strides``: both vectorised sides have stride 1); else the element-by-element tile."""
+    vectorised, scalar = tiles
+    fitting = [t for t in vectorised if 32 * t[0] <= na] or [vectorised[-1]]
+    for e, vec, tile in fitting:
+        if unit_strides and _vectors_fit(e, esize, src_align, dst_align, strides, na, n):
+            return e, vec, tile
+    return scalar
+
+
 def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
-    (e, vec, tile), scalar = SCAN_AX_TILES[esize]
     strides = [sy, da, *(s for t in outer for s in t[1:])]
-    if not (sa == 1 and dy == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, ny)):
-        e, vec, tile = scalar
+    e, vec, tile = _axis_tile(SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny)
     tiles_y = _cdiv(ny, tile)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
@@ -435,10 +470,8 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
-    (e, vec, tile), scalar = SCAN_AY_TILES[esize]
     strides = [sa, dx, *(s for t in outer for s in t[1:])]
-    if not (sx == 1 and da == 1 and _vectors_fit(e, esize, src_align, dst_align, strides, na, nx)):
-        e, vec, tile = scalar
+    e, vec, tile = _axis_tile(SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx)
     tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)

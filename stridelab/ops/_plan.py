@@ -40,7 +40,7 @@ class BufferView:
     def __post_init__(self) -> None:
         # A size-1 dimension's stride moves no element, but a description may give it any value,
         # 2**70 included; zero it so backends never turn it into an overflowing byte stride.
-        if any(n == 1 and s for n, s in zip(self.sizes, self.strides)):
+        if 1 in self.sizes and any(n == 1 and s for n, s in zip(self.sizes, self.strides)):
             object.__setattr__(self, "strides", tuple(0 if n == 1 else s for n, s in zip(self.sizes, self.strides)))
 
 

@@ -113,10 +113,13 @@ __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO,
 }
 
 // Lines kernel: the axis is innermost in memory for both views. A unit is one chunk of one line;
-// L lanes of a warp scan it together, each lane C vectors of V consecutive elements (G = C * V),
-// L * G elements per step, so a short line takes few lanes and a warp scans 32 / L lines at once.
-// Units: (line, chunk), chunk fastest. partial != 0: write each unit's total to partial[unit]
-// and nothing to dst (first pass of a long line); carry_in != 0: start at carry_in[unit].
+// L lanes of a warp scan it together, L * G elements per step (G = C * V): the step is C segments
+// of L groups of V consecutive elements, lane p holding group p of each segment, so that every
+// load and store instruction of the warp covers consecutive groups (coalesced), and all C loads
+// of a lane are in flight before the first segment is scanned. A short line takes few lanes and a
+// warp scans 32 / L lines at once. Units: (line, chunk), chunk fastest. partial != 0: write each
+// unit's total to partial[unit] and nothing to dst (first pass of a long line); carry_in != 0:
+// start at carry_in[unit].
 template <typename K, int V, int C, bool REV>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
                                                             const typename K::A* carry_in, const Geo g) {
@@ -146,32 +149,26 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
             if (carry_in) carry = carry_in[unit];
         }
         for (long long t = 0; t < ntiles; ++t) {  // the same count in every lane of the warp
-            const long long k = k0 + t * step + (long long)p * G;
-            A x[G];
+            const long long kb = k0 + t * step + (long long)p * V;  // this lane's group of segment 0
+            A x[C][V];
+#pragma unroll
+            for (int c = 0; c < C; ++c) sl_load_group<K, V, REV>(src, so, kb + (long long)c * L * V, k1, g.sa, x[c]);
 #pragma unroll
             for (int c = 0; c < C; ++c) {
-                A v[V];
-                sl_load_group<K, V, REV>(src, so, k + c * V, k1, g.sa, v);
+                const long long k = kb + (long long)c * L * V;
 #pragma unroll
-                for (int j = 0; j < V; ++j) x[c * V + j] = v[j];
-            }
+                for (int j = 1; j < V; ++j) x[c][j] = x[c][j - 1] + x[c][j];  // inclusive, within the group
+                A excl, seg;
+                sl_warp_scan<K>(x[c][V - 1], L, p, excl, seg);
+                if (!partial && k < k1) {
+                    const A base = carry + excl;
+                    T o[V];
 #pragma unroll
-            for (int j = 1; j < G; ++j) x[j] = x[j - 1] + x[j];  // inclusive, within the lane
-            A excl, seg;
-            sl_warp_scan<K>(x[G - 1], L, p, excl, seg);
-            if (!partial) {
-                const A base = carry + excl;
-#pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    if (k + c * V < k1) {
-                        T o[V];
-#pragma unroll
-                        for (int j = 0; j < V; ++j) o[j] = sl_out<K, G>(base, x, c * V + j, exclusive, k == 0);
-                        sl_store_group<K, V, REV>(dst, dO, k + c * V, g.da, o);
-                    }
+                    for (int j = 0; j < V; ++j) o[j] = sl_out<K, V>(base, x[c], j, exclusive, k == 0);
+                    sl_store_group<K, V, REV>(dst, dO, k, g.da, o);
                 }
+                carry = carry + seg;
             }
-            carry = carry + seg;
         }
         if (partial && p == 0 && unit < units) partial[unit] = carry;
     }
