@@ -3,10 +3,11 @@ targets, in one run, before choosing the planner's constants in ``stridelab/ops/
 
     PYTHONPATH=. python3 benchmarks/gpu_variants.py [--reps 10]
 
-Each variant changes planner constants (vectors per lane in a lines scan, steps loaded ahead in a
-columns scan, tile shapes) for the run; the extra template instantiations it needs are added to
-the kernels compiled. Every variant's result is checked against a float64 sum before it is timed
-(device time, as in ``benchmarks/gpu.py``). Then a profile of the host's cost of small calls.
+Each variant changes planner constants (chunks and tiles of the scan with the axis outside, tiles
+along a short axis, vectors of the strided slice) for the run; the extra template instantiations
+it needs are added to the kernels compiled. Every variant's result is checked (scans against a
+float64 sum, slices against CuPy's) before it is timed (device time, as in ``benchmarks/gpu.py``).
+With --profile, then a profile of the host's cost of small calls.
 """
 
 from __future__ import annotations
@@ -18,41 +19,47 @@ import pstats
 import time
 
 import numpy as np
-from gpu import AXES, SHAPE, check_scan, copy_bandwidth, device_ms, nhwc
+from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms, nhwc, sector_bytes
 
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "lines C up to 2": {"LINES_VECTORS": (2, 1)},
-    "lines C 1": {"LINES_VECTORS": (1,)},
-    "lines C up to 4, any lanes": {"LINES_MIN_LANES": 1},
-    "cols without long steps": {"COLS_STEPS_LONG": {2: (16, 2**62)}},
-    "an few f16 (32,8,2)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 2), (32, 8, 1))}},
-    "an few f16 (32,8,4)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 4), (32, 8, 1))}},
-    "an few f16 (32,16,2)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 16, 2), (32, 8, 1))}},
-    "an few f32 (32,8,4)": {"SCAN_OUTER_TILES": {4: ((32, 8, 2), (32, 8, 4), (32, 8, 1))}},
-    "ax/ay one tile (before)": {
-        "SCAN_AX_TILES": {2: (((2, True, 64),), (2, False, 32))},
-        "SCAN_AY_TILES": {4: (((4, True, 32),), (1, False, 32)), 2: (((4, True, 64),), (2, False, 32))},
+    "an no chunks (before)": {"AN_CHUNKS": {2: None}},
+    "an no chunks, few (16,16,1)": {
+        "AN_CHUNKS": {2: None},
+        "SCAN_OUTER_TILES": {2: ((64, 2, 4), (16, 16, 1), (32, 8, 1))},
     },
+    "an chunks 16/SM": {"AN_CHUNKS": {2: (16, 32, (32, 8, 1))}},
+    "an chunks 4/SM >=64": {"AN_CHUNKS": {2: (4, 64, (32, 8, 1))}},
+    "an chunks (64,2,4)": {"AN_CHUNKS": {2: (8, 32, (64, 2, 4))}},
+    "an chunks (16,16,1)": {"AN_CHUNKS": {2: (8, 32, (16, 16, 1))}},
+    "an chunks f32 (32,8,2)": {"AN_CHUNKS": {4: (8, 32, (32, 8, 2))}},
+    "ax/ay f16 64-axis tile 32": {
+        "SCAN_AX_TILES": {2: (((8, True, 32), (4, True, 64), (2, True, 32)), (2, False, 32))},
+        "SCAN_AY_TILES": {2: (((8, True, 32), (4, True, 64), (2, True, 32)), (2, False, 32))},
+    },
+    "copy f16 +-2 in 4-vectors": {"COPY_STRIDE2_VECTOR": {2: 4}},
 }
 
-#: (dtype, input layout, output layout, axis) rows below target in the last table.
+#: (dtype, input layout, output layout, axis) scan rows below target in the last table, and the
+#: float32 rows of the tile with the axis outside (to see that its register cap costs nothing).
 ROWS = [
-    ("FLOAT32", "NCHW", "NCHW", 3),
-    ("FLOAT32", "NHWC", "NHWC", 1),
     ("FLOAT32", "NHWC", "NCHW", 2),
-    ("FLOAT32", "NCHW", "NHWC", 1),
+    ("FLOAT32", "NCHW", "NHWC", 2),
+    ("FLOAT32", "NHWC", "NCHW", 0),
+    ("FLOAT32", "NCHW", "NHWC", 0),
     ("FLOAT16", "NCHW", "NCHW", 2),
     ("FLOAT16", "NCHW", "NCHW", 3),
-    *(("FLOAT16", "NHWC", "NCHW", a) for a in range(4)),
-    *(("FLOAT16", "NHWC", "NHWC", a) for a in range(4)),
-    *(("FLOAT16", "NCHW", "NHWC", a) for a in range(4)),
+    *(("FLOAT16", "NHWC", "NCHW", a) for a in range(3)),
+    *(("FLOAT16", "NCHW", "NHWC", a) for a in range(3)),
+    ("FLOAT16", "NHWC", "NHWC", 1),
 ]
+#: slice1 window strides timed on the packed tensor of each type.
+SLICES = [("FLOAT32", (1, 2, 2, -2)), ("FLOAT16", (1, 2, 2, -2))]
 
 
-def _names(plans) -> set[str]:
-    return set(plans._scan_kernels())
+def _names(plans) -> tuple[set[str], set[str]]:
+    return set(plans._scan_kernels()), set(plans._copy_kernels())
 
 
 def _apply(plans, variant: dict, saved: dict) -> None:
@@ -64,6 +71,7 @@ def _apply(plans, variant: dict, saved: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--profile", action="store_true", help="also profile the host's cost of small calls")
     args = parser.parse_args()
     import cupy
 
@@ -72,13 +80,15 @@ def main() -> None:
     from stridelab.ops import _cupy_plan as plans
 
     saved = {k: getattr(plans, k) for v in VARIANTS.values() for k in v}
-    names = _names(plans)
+    scans, copies = _names(plans)
     for variant in VARIANTS.values():
         _apply(plans, variant, saved)
-        names |= _names(plans)
+        more = _names(plans)
+        scans, copies = scans | more[0], copies | more[1]
         for k in variant:
             setattr(plans, k, saved[k])
-    _cupy._FAMILIES["scan"] = tuple(sorted(names))
+    _cupy._FAMILIES["scan"] = tuple(sorted(scans))
+    _cupy._FAMILIES["copy"] = tuple(sorted(copies))
 
     elements = int(np.prod(SHAPE))
     copy = {n: copy_bandwidth(elements * np.dtype(n.lower()).itemsize, args.reps) for n in ("FLOAT32", "FLOAT16")}
@@ -93,6 +103,7 @@ def main() -> None:
     for vname, variant in VARIANTS.items():
         _apply(plans, variant, saved)
         _cupy._plan_scan.cache_clear()
+        _cupy._plan_copy.cache_clear()
         cells = []
         for n, li, lo, axis in ROWS:
             x = inputs[n, li]
@@ -105,18 +116,30 @@ def main() -> None:
             ms = device_ms(fn, args.reps)
             share = 2 * x.nbytes / (ms * 1e-3) / 1e9 / copy[n]
             cells.append(f"{ms * 1e3:6.1f} {share:4.0%}")
+        for n, strides in SLICES:
+            x = inputs[n, "NCHW"]
+            view = x[tuple(slice(None, None, s) for s in strides)]
+            fn = lambda x=x, strides=strides: sl.slice1(x, (0, 0, 0, 0), SHAPE, strides)  # noqa: E731
+            check_equal(fn(), view, f"slice1 {strides}")
+            ms = device_ms(fn, args.reps)
+            share = (sector_bytes(view) + view.nbytes) / (ms * 1e-3) / 1e9 / copy[n]
+            cells.append(f"{ms * 1e3:6.1f} {share:4.0%}")
         results[vname] = cells
         print(vname, " | ".join(cells), flush=True)
         for k in variant:
             setattr(plans, k, saved[k])
     _cupy._plan_scan.cache_clear()
+    _cupy._plan_copy.cache_clear()
 
     print("\ncopy GB/s:", {k: round(v) for k, v in copy.items()})
     head = [f"{n[-2:]} {li}>{lo} {AXES[a]}" for n, li, lo, a in ROWS]
+    head += [f"{n[-2:]} slice {','.join(map(str, s))}" for n, s in SLICES]
     print("row".ljust(26) + "".join(h.rjust(13) for h in head))
     for vname, cells in results.items():
         print(vname.ljust(26) + "".join(c.rjust(13) for c in cells))
 
+    if not args.profile:
+        return
     # host cost of small calls
     x = cupy.asarray(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4))
     big = inputs["FLOAT32", "NCHW"]

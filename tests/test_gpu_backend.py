@@ -256,11 +256,13 @@ def _channels_last(sizes) -> tuple[int, ...]:
 @pytest.mark.parametrize("name", SCAN_TYPES)
 def test_long_axes_on_vectors_match_numpy(name, planned_for):
     """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
-    along the axis, the deeper loads of long columns and the vectorised tiles across the axis."""
+    along the axis, the deeper loads of long columns, the vectorised tiles across the axis, and
+    (H of 264 between NCHW and NHWC, 2-byte types) that tile's axis cut into chunks, the last
+    one shorter."""
     cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(4000 + SCAN_TYPES.index(name))
-    for sizes in ((2, 64, 8, 256), (2, 256, 16, 64)):
+    for sizes in ((2, 64, 8, 256), (2, 256, 16, 64), (2, 16, 264, 8)):
         packed = (sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1)
         last = _channels_last(sizes)
         for src_strides, dst_strides in ((packed, last), (last, packed), (last, last), (packed, packed)):
