@@ -3,8 +3,8 @@ targets, in one run, before choosing the planner's constants in ``stridelab/ops/
 
     PYTHONPATH=. python3 benchmarks/gpu_variants.py [--reps 10]
 
-Each variant changes planner constants (chunks and tiles of the scan with the axis outside, tiles
-along a short axis, vectors of the strided slice) for the run; the extra template instantiations
+Each variant changes planner constants (tiles of the scans across and along the axis, vectors of
+the strided slice) for the run; the extra template instantiations
 it needs are added to the kernels compiled. Every variant's result is checked (scans against a
 float64 sum, slices against CuPy's) before it is timed (device time, as in ``benchmarks/gpu.py``).
 With --profile, then a profile of the host's cost of small calls.
@@ -24,21 +24,12 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "an no chunks (before)": {"AN_CHUNKS": {2: None}},
-    "an no chunks, few (16,16,1)": {
-        "AN_CHUNKS": {2: None},
-        "SCAN_OUTER_TILES": {2: ((64, 2, 4), (16, 16, 1), (32, 8, 1))},
-    },
-    "an chunks 16/SM": {"AN_CHUNKS": {2: (16, 32, (32, 8, 1))}},
-    "an chunks 4/SM >=64": {"AN_CHUNKS": {2: (4, 64, (32, 8, 1))}},
-    "an chunks (64,2,4)": {"AN_CHUNKS": {2: (8, 32, (64, 2, 4))}},
-    "an chunks (16,16,1)": {"AN_CHUNKS": {2: (8, 32, (16, 16, 1))}},
-    "an chunks f32 (32,8,2)": {"AN_CHUNKS": {4: (8, 32, (32, 8, 2))}},
+    "an few f16 (32,8,1) (before)": {"SCAN_OUTER_TILES": {2: ((64, 2, 4), (32, 8, 1), (32, 8, 1))}},
+    "an few f16 (16,16,1), f32 too": {"SCAN_OUTER_TILES": {4: ((32, 8, 2), (16, 16, 1), (32, 8, 1))}},
     "ax/ay f16 64-axis tile 32": {
         "SCAN_AX_TILES": {2: (((8, True, 32), (4, True, 64), (2, True, 32)), (2, False, 32))},
         "SCAN_AY_TILES": {2: (((8, True, 32), (4, True, 64), (2, True, 32)), (2, False, 32))},
     },
-    "copy f16 +-2 in 4-vectors": {"COPY_STRIDE2_VECTOR": {2: 4}},
 }
 
 #: (dtype, input layout, output layout, axis) scan rows below target in the last table, and the

@@ -257,8 +257,7 @@ def _channels_last(sizes) -> tuple[int, ...]:
 def test_long_axes_on_vectors_match_numpy(name, planned_for):
     """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
     along the axis, the deeper loads of long columns, the vectorised tiles across the axis, and
-    (H of 264 between NCHW and NHWC, 2-byte types) that tile's axis cut into chunks, the last
-    one shorter."""
+    (H of 264 between NCHW and NHWC) the few-blocks tile across it walking a long axis."""
     cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(4000 + SCAN_TYPES.index(name))

@@ -76,9 +76,6 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
 #: with many blocks, with few blocks, element by element).
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
-#: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
-#: (16 bytes where not listed).
-COPY_STRIDE2_VECTOR: dict[int, int] = {}
 SCAN_AX_TILES = {
     4: (((2, True, 32),), (1, False, 32)),
     2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
@@ -87,13 +84,7 @@ SCAN_AY_TILES = {
     4: (((4, True, 32), (2, True, 32)), (1, False, 32)),
     2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
 }
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (32, 8, 1), (32, 8, 1))}
-#: A scan tile with the axis outside and too few blocks (under 4 per multiprocessor with the
-#: many-blocks tile) may cut the axis into chunks, by element size: (blocks per multiprocessor
-#: wanted, shortest chunk, the tile (TILE, S, W) then). The chunks cost a first pass that reads the
-#: tensor for their totals, so only element sizes listed here take them; the others use the
-#: few-blocks tile.
-AN_CHUNKS: dict[int, tuple[int, int, tuple[int, int, int]] | None] = {2: (8, 32, (32, 8, 1))}
+SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (16, 16, 1), (32, 8, 1))}
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
 #: element size, (steps, from this axis length on) for long axes of vectors of at most 8 bytes.
@@ -114,8 +105,6 @@ def _copy_kernels() -> tuple[str, ...]:
     for e in (1, 2, 4, 8):
         names.append(f"sl_copy_rows<{e}, 1, 0>")
         names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in range(5))
-        if e in COPY_STRIDE2_VECTOR:
-            names.extend(f"sl_copy_rows<{e}, {COPY_STRIDE2_VECTOR[e]}, {mode}>" for mode in (0, 3, 4))
         names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in COPY_TILES[e])
     return tuple(names)
 
@@ -136,11 +125,7 @@ def _scan_kernels() -> tuple[str, ...]:
             names += [f"sl_scan_cols<{traits}, {w}, {steps}>" for w in _vector_widths(e) if w * e <= 8]
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
             names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}>" for a, v, t in (*vectorised, scalar)]
-        tiles = (*SCAN_OUTER_TILES[e], *((AN_CHUNKS[e][2],) if AN_CHUNKS.get(e) else ()))
-        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(tiles)]
-        if AN_CHUNKS.get(e):  # the chunks' tile, or the element-by-element one where vectors do not fit
-            chunked = dict.fromkeys((AN_CHUNKS[e][2], SCAN_OUTER_TILES[e][2]))
-            names += [f"sl_scan_an_totals<{traits}, {t}, {s}, {w}>" for t, s, w in chunked]
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
 
@@ -161,9 +146,8 @@ class Launch:
     @property
     def carries(self) -> bool:
         """Whether the kernel takes the two chunk-total pointers (``partial``, ``carry_in``) after
-        ``src`` and ``dst``: the lines, columns and axis-outside tile scans do, the other tiled
-        scans and copies do not."""
-        return self.kernel.startswith(("sl_scan_lines", "sl_scan_cols", "sl_scan_tile_an", "sl_scan_an_totals"))
+        ``src`` and ``dst``: the lines and columns scans do, the tiled scans and copies do not."""
+        return self.kernel.startswith(("sl_scan_lines", "sl_scan_cols"))
 
 
 @dataclass(frozen=True)
@@ -313,13 +297,11 @@ def _copy_rows(esize: int, dims: list[Dim], src_align: int, dst_align: int) -> L
     nx, sx, dx = dims[-1]
     v, mode = 1, 0
     vmax = VECTOR_BYTES // esize
-    if abs(sx) == 2:
-        vmax = COPY_STRIDE2_VECTOR.get(esize, vmax)
-    if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, vmax * esize):
+    if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, VECTOR_BYTES):
         v = vmax
         src_ok = all(t[1] % vmax == 0 for t in outer)
         back = {1: 0, -1: -(vmax - 1), 2: 0, -2: -(2 * vmax - 1)}.get(sx)  # first element read, from the group's
-        if src_ok and back is not None and _aligned(src_align, back * esize, vmax * esize):
+        if src_ok and back is not None and _aligned(src_align, back * esize, VECTOR_BYTES):
             mode = {1: 1, -1: 2, 2: 3, -2: 4}[sx]
     groups = nx // v
     tx = min(THREADS, _pow2_at_least(_cdiv(groups, COPY_ILP)))
@@ -498,36 +480,20 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
 
 
 def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
-    data_type, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
+    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
     many, few, scalar = SCAN_OUTER_TILES[esize]
     rows = prod(t[0] for t in outer)
-    nchunks, chunk = 1, na
-    tile, steps, w = many
-    if _cdiv(nx, tile) * _cdiv(ny, tile) * rows < 4 * sm_count:
-        if chunks and AN_CHUNKS.get(esize) and na >= 2 * AN_CHUNKS[esize][1]:
-            per_sm, shortest, (tile, steps, w) = AN_CHUNKS[esize]
-            tiles = _cdiv(nx, tile) * _cdiv(ny, tile) * rows
-            nchunks = max(1, min(_cdiv(per_sm * sm_count, tiles), na // shortest))
-            chunk = _cdiv(_cdiv(na, nchunks), steps) * steps
-            nchunks = _cdiv(na, chunk)
-        else:
-            tile, steps, w = few
+    tile, steps, w = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
         tile, steps, w = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
-    nblocks = tiles_x * tiles_y * rows * nchunks
+    nblocks = tiles_x * tiles_y * rows
     geo = _geo(
-        outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks,
+        outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
     launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
-    if nchunks == 1:
-        return ScanPlan(shift_s, shift_d, launch)
-    first = _launch(f"sl_scan_an_totals<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
-    acc = SCAN_TYPES[data_type][2]
-    width = rows * ny * nx  # totals laid out [chunk][row][y][x]
-    partials = plan_scan(acc, (nchunks, width), (width, 1), (width, 1), 0, 2, 0, 0, sm_count, chunks=False)
-    return ScanPlan(shift_s, shift_d, launch, first, nchunks * width, acc, partials)
+    return ScanPlan(shift_s, shift_d, launch)

@@ -398,15 +398,9 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
 // The axis innermost in neither view: X innermost in the source, Y in the destination. Each
 // thread owns columns of an X-Y tile and keeps their running totals; S steps along the axis come
 // in along X (vectors of W where W > 1) through shared memory and go out along Y (vectors of W)
-// per barrier pair. Blocks: (X tile, Y tile, outer row, chunk), X fastest; a chunk is g.chunk
-// steps of the axis (the whole axis where g.nchunks == 1); carry_in != 0: the columns of a chunk
-// start from carry_in[chunk][row][y][x], the exclusive scan of the chunk totals that
-// sl_scan_an_totals wrote (partial is unused: the signature is that of the other chunked scans).
-// Register caps: 64 for 4-byte elements (4 blocks per multiprocessor) and 85 for 2-byte ones (3),
-// the occupancy these tiles had before the carries; without them ptxas takes more and fits fewer.
+// per barrier pair.
 template <typename K, int TILE, int S, int W>
-__global__ void __launch_bounds__(SL_THREADS, sizeof(typename K::T) == 4 ? 4 : 3)
-    sl_scan_tile_an(const char* src_, char* dst_, typename K::A* partial, const typename K::A* carry_in, const Geo g) {
+__global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, W> P;
@@ -424,35 +418,27 @@ __global__ void __launch_bounds__(SL_THREADS, sizeof(typename K::T) == 4 ? 4 : 3
         const long long x0 = (t % g.tiles_x) * TILE;
         t /= g.tiles_x;
         const long long y0 = (t % g.tiles_y) * TILE;
-        t /= g.tiles_y;
-        const long long row = t % g.rows;
-        const long long chunk = t / g.rows;
-        const long long ka = chunk * g.chunk;
-        const long long k1 = min(ka + g.chunk, g.na);
+        const long long row = t / g.tiles_y;
         long long so, dO;
         sl_decompose(g, row, so, dO);
         // in: thread reads x = tl * W + j, y = tr + q * ROWS; out: it owns y = tl * W + j, x = tr + q * ROWS
-        const T* ps = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy + ka * g.sa;
-        T* pd = dst + dO + (y0 + tl * W) * g.dy + (x0 + tr) * g.dx + ka * g.da;
+        const T* ps = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy;
+        T* pd = dst + dO + (y0 + tl * W) * g.dy + (x0 + tr) * g.dx;
         const long long ps_step = ROWS * g.sy, pd_step = ROWS * g.dx;
         const bool xin = x0 + tl * W < g.nx, yin = y0 + tl * W < g.ny;
-        const long long carry0 = (chunk * g.rows + row) * g.ny * g.nx;  // [chunk][row][0][0]
         A acc[PER][W];
 #pragma unroll
         for (int q = 0; q < PER; ++q) {
 #pragma unroll
-            for (int j = 0; j < W; ++j) {
-                const long long y = y0 + tl * W + j, x = x0 + tr + q * ROWS;
-                acc[q][j] = (carry_in && yin && x < g.nx) ? carry_in[carry0 + y * g.nx + x] : K::zero();
-            }
+            for (int j = 0; j < W; ++j) acc[q][j] = K::zero();
         }
-        for (long long k0 = ka; k0 < k1; k0 += S, ps += S * g.sa, pd += S * g.da) {
+        for (long long k0 = 0; k0 < g.na; k0 += S, ps += S * g.sa, pd += S * g.da) {
             P v[S][PER];
 #pragma unroll
             for (int s = 0; s < S; ++s) {
 #pragma unroll
                 for (int q = 0; q < PER; ++q) {
-                    if (xin && k0 + s < k1 && y0 + tr + q * ROWS < g.ny) {
+                    if (xin && k0 + s < g.na && y0 + tr + q * ROWS < g.ny) {
                         v[s][q] = *reinterpret_cast<const P*>(ps + s * g.sa + q * ps_step);
                     } else {
 #pragma unroll
@@ -471,7 +457,7 @@ __global__ void __launch_bounds__(SL_THREADS, sizeof(typename K::T) == 4 ? 4 : 3
             __syncthreads();
 #pragma unroll
             for (int s = 0; s < S; ++s) {
-                if (k0 + s < k1) {
+                if (k0 + s < g.na) {
 #pragma unroll
                     for (int q = 0; q < PER; ++q) {
                         P o;
@@ -491,73 +477,6 @@ __global__ void __launch_bounds__(SL_THREADS, sizeof(typename K::T) == 4 ? 4 : 3
                 }
             }
             __syncthreads();
-        }
-    }
-}
-
-// First pass of a chunked sl_scan_tile_an (same geometry, same blocks): each thread sums the
-// columns it reads along X, straight from its loads (no shared memory), and writes the chunk's
-// totals to partial[chunk][row][y][x]; dst and carry_in are unused.
-template <typename K, int TILE, int S, int W>
-__global__ void __launch_bounds__(SL_THREADS) sl_scan_an_totals(const char* src_, char* dst_, typename K::A* partial,
-                                                                const typename K::A* carry_in, const Geo g) {
-    typedef typename K::T T;
-    typedef typename K::A A;
-    typedef Pack<T, W> P;
-    constexpr int LANES = TILE / W;
-    constexpr int ROWS = SL_THREADS / LANES;
-    constexpr int PER = TILE / ROWS;
-    const T* src = reinterpret_cast<const T*>(src_);
-    const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
-    for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long t = b;
-        const long long x0 = (t % g.tiles_x) * TILE;
-        t /= g.tiles_x;
-        const long long y0 = (t % g.tiles_y) * TILE;
-        t /= g.tiles_y;
-        const long long row = t % g.rows;
-        const long long chunk = t / g.rows;
-        const long long ka = chunk * g.chunk;
-        const long long k1 = min(ka + g.chunk, g.na);
-        long long so, dO;
-        sl_decompose(g, row, so, dO);
-        const T* ps = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy + ka * g.sa;
-        const long long ps_step = ROWS * g.sy;
-        const bool xin = x0 + tl * W < g.nx;
-        A sum[PER][W];
-#pragma unroll
-        for (int q = 0; q < PER; ++q) {
-#pragma unroll
-            for (int j = 0; j < W; ++j) sum[q][j] = K::zero();
-        }
-        for (long long k0 = ka; k0 < k1; k0 += S, ps += S * g.sa) {
-            P v[S][PER];
-#pragma unroll
-            for (int s = 0; s < S; ++s) {
-#pragma unroll
-                for (int q = 0; q < PER; ++q)
-                    if (xin && k0 + s < k1 && y0 + tr + q * ROWS < g.ny)
-                        v[s][q] = *reinterpret_cast<const P*>(ps + s * g.sa + q * ps_step);
-            }
-#pragma unroll
-            for (int s = 0; s < S; ++s) {
-                if (k0 + s < k1) {  // only the chunk's elements: a column of -0.0 keeps its sign
-#pragma unroll
-                    for (int q = 0; q < PER; ++q) {
-#pragma unroll
-                        for (int j = 0; j < W; ++j) sum[q][j] = sum[q][j] + K::in(v[s][q].v[j]);
-                    }
-                }
-            }
-        }
-        A* pp = partial + (chunk * g.rows + row) * g.ny * g.nx + x0 + tl * W;
-#pragma unroll
-        for (int q = 0; q < PER; ++q) {
-            const long long y = y0 + tr + q * ROWS;
-            if (xin && y < g.ny) {
-#pragma unroll
-                for (int j = 0; j < W; ++j) pp[y * g.nx + j] = sum[q][j];
-            }
         }
     }
 }
