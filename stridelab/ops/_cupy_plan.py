@@ -76,6 +76,10 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
 #: with many blocks, with few blocks, element by element).
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+#: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
+#: (16 bytes where not listed): 8-byte float16 vectors give twice the blocks of 16-byte ones, and
+#: the (1, 2, 2, -2) slice's 1024 blocks of 16-byte vectors left half a wave idle.
+COPY_STRIDE2_VECTOR: dict[int, int] = {2: 4}
 SCAN_AX_TILES = {
     4: (((2, True, 32),), (1, False, 32)),
     2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
@@ -105,6 +109,8 @@ def _copy_kernels() -> tuple[str, ...]:
     for e in (1, 2, 4, 8):
         names.append(f"sl_copy_rows<{e}, 1, 0>")
         names.extend(f"sl_copy_rows<{e}, {VECTOR_BYTES // e}, {mode}>" for mode in range(5))
+        if e in COPY_STRIDE2_VECTOR:
+            names.extend(f"sl_copy_rows<{e}, {COPY_STRIDE2_VECTOR[e]}, {mode}>" for mode in (0, 3, 4))
         names.extend(f"sl_copy_tiled<{e}, {t}, {w}>" for t, w in COPY_TILES[e])
     return tuple(names)
 
@@ -297,11 +303,13 @@ def _copy_rows(esize: int, dims: list[Dim], src_align: int, dst_align: int) -> L
     nx, sx, dx = dims[-1]
     v, mode = 1, 0
     vmax = VECTOR_BYTES // esize
-    if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, VECTOR_BYTES):
+    if abs(sx) == 2:
+        vmax = COPY_STRIDE2_VECTOR.get(esize, vmax)
+    if dx == 1 and nx % vmax == 0 and all(t[2] % vmax == 0 for t in outer) and _aligned(dst_align, 0, vmax * esize):
         v = vmax
         src_ok = all(t[1] % vmax == 0 for t in outer)
         back = {1: 0, -1: -(vmax - 1), 2: 0, -2: -(2 * vmax - 1)}.get(sx)  # first element read, from the group's
-        if src_ok and back is not None and _aligned(src_align, back * esize, VECTOR_BYTES):
+        if src_ok and back is not None and _aligned(src_align, back * esize, vmax * esize):
             mode = {1: 1, -1: 2, 2: 3, -2: 4}[sx]
     groups = nx // v
     tx = min(THREADS, _pow2_at_least(_cdiv(groups, COPY_ILP)))
