@@ -13,6 +13,8 @@ Value:|A|B|C|x|x|D|E|F
 
 from __future__ import annotations
 
+import itertools
+import string
 from typing import Any
 
 import numpy as np
@@ -44,6 +46,17 @@ def element_label(index: int) -> str:
         index, rest = divmod(index - 1, 26)
         label = chr(ord("A") + rest) + label
     return label
+
+
+def element_labels_in_order(count: int) -> list[str]:
+    """The first ``count`` labels of :func:`element_label`, A, B, ..., Z, AA, ..., made in bulk."""
+    labels: list[str] = []
+    length = 1
+    while len(labels) < count:
+        words = itertools.product(string.ascii_uppercase, repeat=length)
+        labels.extend(map("".join, itertools.islice(words, count - len(labels))))
+        length += 1
+    return labels
 
 
 class MemoryMap:
@@ -130,23 +143,22 @@ class MemoryMap:
     def slot_labels(self) -> list[str]:
         """A label per slot: its value (bound) or the letter of its first element in logical order;
         ``x`` for padding and ``.`` for alignment."""
-        labels = ["x" if k == SlotKind.PADDING else "." for k in self.slot_kinds.tolist()]
-        occupied = self.slot_counts > 0
+        return self._slot_labels().tolist()
+
+    def _slot_labels(self) -> np.ndarray:
+        labels = np.where(self.slot_kinds == SlotKind.PADDING, "x", ".").astype(object)
+        slots = np.flatnonzero(self.slot_counts > 0)
         if self.values is not None:
-            slots = np.flatnonzero(occupied)
-            for slot, value in zip(slots.tolist(), self.values[slots].tolist()):
-                labels[slot] = str(value)
+            labels[slots] = list(map(str, self.values[slots].tolist()))
             return labels
         # each occupied slot's first element in row-major order (the sort by offset is stable)
-        slots = np.flatnonzero(occupied)
         first = self._order[self._starts[slots]]
-        for rank, slot in enumerate(slots[np.argsort(first)].tolist()):
-            labels[slot] = element_label(rank)
+        labels[slots[np.argsort(first)]] = element_labels_in_order(slots.size)
         return labels
 
     def element_labels(self) -> np.ndarray:
         """The label of each logical element (that of its slot), as an array of shape ``sizes``."""
-        return np.array(self.slot_labels(), dtype=object)[self.offsets]
+        return self._slot_labels()[self.offsets]
 
     # -- text rendering -----------------------------------------------------------------------
     def table(self, include_alignment: bool = False) -> str:

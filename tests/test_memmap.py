@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stridelab import LayoutError, MemoryMap, StridedTensor, TensorDesc, layout_strides
-from stridelab.memmap import SlotKind, element_label
+from stridelab.memmap import SlotKind, element_label, element_labels_in_order
 
 
 def test_2d_row_major_table():
@@ -88,6 +88,12 @@ def test_labels_go_past_z_spreadsheet_style():
     assert [element_label(i) for i in (0, 25, 26, 27, 51, 52, 701, 702)] == [
         "A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA",
     ]  # fmt: skip
+
+
+def test_bulk_labels_match_one_by_one_labels_across_letter_counts():
+    bulk = element_labels_in_order(20_000)  # past ZZZ (index 18277)
+    assert bulk[25:28] == ["Z", "AA", "AB"] and bulk[701:703] == ["ZZ", "AAA"] and bulk[18278] == "AAAA"
+    assert bulk == [element_label(i) for i in range(20_000)]
 
 
 def test_4d_logical_text_heads_each_tile():
