@@ -73,8 +73,10 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: (one vector per access where VEC), TA = 32 * E axis elements per pass and TILE elements across;
 #: (vectorised candidates, element by element): the first candidate whose pass fits in the axis
 #: (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
-#: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
-#: with many blocks, with few blocks, element by element).
+#: A scan tile with the axis outside is (TILE, S, W, MINB): S axis steps per barrier pair, MINB
+#: blocks a multiprocessor must hold (registers capped to fit them); (vectorised with many blocks,
+#: with few blocks, element by element). SCAN_AXIS_MINB: MINB of the tiles along the axis, and
+#: LINES_MINB of the lines scans, by element size.
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
 #: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
 #: (16 bytes where not listed): 8-byte float16 vectors give twice the blocks of 16-byte ones, and
@@ -88,7 +90,12 @@ SCAN_AY_TILES = {
     4: (((4, True, 32), (2, True, 32)), (1, False, 32)),
     2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
 }
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (16, 16, 1), (32, 8, 1))}
+SCAN_OUTER_TILES = {
+    4: ((32, 8, 2, 1), (32, 8, 2, 1), (32, 8, 1, 1)),
+    2: ((64, 2, 4, 1), (16, 16, 1, 1), (32, 8, 1, 1)),
+}
+SCAN_AXIS_MINB = {4: 1, 2: 1}
+LINES_MINB = {4: 1, 2: 1}
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
 #: element size, (steps, from this axis length on) for long axes of vectors of at most 8 bytes.
@@ -123,15 +130,19 @@ def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
         v = VECTOR_BYTES // e
-        names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for c in LINES_VECTORS for b in ("false", "true")]
+        m = LINES_MINB[e]
+        names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false, {m}>"]
+        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}, {m}>" for c in LINES_VECTORS for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}>" for w in _vector_widths(e)]
         if e in COLS_STEPS_LONG:
             steps = COLS_STEPS_LONG[e][0]
             names += [f"sl_scan_cols<{traits}, {w}, {steps}>" for w in _vector_widths(e) if w * e <= 8]
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
-            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}>" for a, v, t in (*vectorised, scalar)]
-        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
+            m = SCAN_AXIS_MINB[e]
+            names += [
+                f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}, {m}>" for a, v, t in (*vectorised, scalar)
+            ]
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}, {m}>" for t, s, w, m in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
 
@@ -408,7 +419,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     units = rows * nchunks
     nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {'true' if rev else 'false'}, {LINES_MINB[esize]}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)
@@ -470,7 +481,8 @@ def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     tiles_y = _cdiv(ny, tile)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    kernel = f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}, {SCAN_AXIS_MINB[esize]}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
@@ -483,7 +495,8 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    kernel = f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}, {SCAN_AXIS_MINB[esize]}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
@@ -493,15 +506,15 @@ def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
     many, few, scalar = SCAN_OUTER_TILES[esize]
     rows = prod(t[0] for t in outer)
-    tile, steps, w = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
+    tile, steps, w, minb = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
-        tile, steps, w = scalar
+        tile, steps, w, minb = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
     nblocks = tiles_x * tiles_y * rows
     geo = _geo(
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
-    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}, {minb}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
