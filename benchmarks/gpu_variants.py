@@ -24,23 +24,11 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "caps mid, f32 slice v2": {
-        "SCAN_OUTER_TILES": {
-            4: ((32, 8, 2, 1), (16, 16, 1, 8), (32, 8, 1, 1)),
-            2: ((64, 2, 4, 1), (16, 16, 1, 8), (32, 8, 1, 1)),
-        },
-        "SCAN_AXIS_MINB": {2: 6},
-        "LINES_MINB": {2: 6},
-        "COPY_STRIDE2_VECTOR": {4: 2},
-    },
-    "caps full, f16 slice v2": {
-        "SCAN_OUTER_TILES": {
-            4: ((32, 8, 2, 1), (16, 8, 1, 8), (32, 8, 1, 1)),
-            2: ((64, 2, 4, 1), (16, 8, 1, 8), (32, 8, 1, 1)),
-        },
-        "SCAN_AXIS_MINB": {2: 8},
-        "LINES_MINB": {2: 5},
-        "COPY_STRIDE2_VECTOR": {2: 2},
+    "before the MINB caps": {
+        "SCAN_OUTER_TILES": {2: ((64, 2, 4, 1), (16, 16, 1, 1), (32, 8, 1, 1))},
+        "SCAN_AX_TILES": {2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 1)), (2, False, 32, 1))},
+        "SCAN_AY_TILES": {2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 1)), (2, False, 32, 1))},
+        "COPY_STRIDE2_VECTOR": {4: 4, 2: 4},
     },
 }
 

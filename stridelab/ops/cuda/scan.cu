@@ -120,8 +120,8 @@ __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO,
 // warp scans 32 / L lines at once. Units: (line, chunk), chunk fastest. partial != 0: write each
 // unit's total to partial[unit] and nothing to dst (first pass of a long line); carry_in != 0:
 // start at carry_in[unit].
-template <typename K, int V, int C, bool REV, int MINB>
-__global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
+template <typename K, int V, int C, bool REV>
+__global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
                                                             const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
@@ -241,6 +241,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 // Axis innermost in the source, Y innermost in the destination: each warp scans rows of the tile
 // straight from memory (TA = 32 * E consecutive axis elements, E per lane: one vector load where
 // VEC), the results go through shared memory and out along Y (vectors of E elements where VEC).
+// MINB: blocks each multiprocessor must hold, as in sl_scan_tile_an.
 template <typename K, int E, int TY, bool VEC, int MINB>
 __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
