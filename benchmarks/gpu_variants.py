@@ -25,9 +25,9 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 VARIANTS = {
     "defaults": {},
     "before the MINB caps": {
-        "SCAN_OUTER_TILES": {2: ((64, 2, 4, 1), (16, 16, 1, 1), (32, 8, 1, 1))},
-        "SCAN_AX_TILES": {2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 1)), (2, False, 32, 1))},
-        "SCAN_AY_TILES": {2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 1)), (2, False, 32, 1))},
+        "SCAN_OUTER_TILES": {2: ((64, 2, 4, 0), (16, 16, 1, 0), (32, 8, 1, 0))},
+        "SCAN_AX_TILES": {2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 0)), (2, False, 32, 0))},
+        "SCAN_AY_TILES": {2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 0)), (2, False, 32, 0))},
         "COPY_STRIDE2_VECTOR": {4: 4, 2: 4},
     },
 }
@@ -87,7 +87,7 @@ def main() -> None:
     for n in ("FLOAT32", "FLOAT16"):
         packed = cupy.random.default_rng(0).standard_normal(SHAPE, dtype=cupy.float32).astype(n.lower())
         inputs[n, "NCHW"] = packed
-        inputs[n, "NHWC"] = nhwc(cupy.ascontiguousarray(packed.transpose(0, 2, 3, 1)))
+        inputs[n, "NHWC"] = nhwc(cupy.ascontiguousarray(packed.transpose(0, 2, 3, 0)))
         outs[n] = sl.StridedTensor.empty(sl.TensorDesc(n, SHAPE, sl.layout_strides("NHWC", SHAPE)), cupy)
 
     results: dict[str, list[str]] = {}

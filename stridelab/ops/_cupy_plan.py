@@ -79,6 +79,9 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: A scan tile with the axis outside is (TILE, S, W, MINB): S axis steps per barrier pair, MINB as
 #: above; (vectorised with many blocks, with few blocks, element by element). The few-blocks
 #: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5.
+#: MINB 0 sets no bound: the kernel as it was before MINB existed. A bound of 1 is not the same:
+#: ptxas then takes more registers (float32 AX tile 36 -> 46, AY 40 -> 61, float16 64 x 64 tile
+#: with the axis outside 54 -> 70), and the rows on those tiles ran 5-16% slower with it.
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
 #: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
 #: (16 bytes where not listed): smaller vectors give more blocks, and the (1, 2, 2, -2) slice's
@@ -86,16 +89,16 @@ COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)
 #: 17.2 us against 8-byte ones, float32 8-byte vectors 29.6-30.3 -> 28.2 us against 16-byte ones.
 COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 2}
 SCAN_AX_TILES = {
-    4: (((2, True, 32, 1),), (1, False, 32, 1)),
-    2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 8)), (2, False, 32, 1)),
+    4: (((2, True, 32, 0),), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 SCAN_AY_TILES = {
-    4: (((4, True, 32, 1), (2, True, 32, 1)), (1, False, 32, 1)),
-    2: (((8, True, 32, 1), (4, True, 64, 1), (2, True, 64, 8)), (2, False, 32, 1)),
+    4: (((4, True, 32, 0), (2, True, 32, 0)), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 SCAN_OUTER_TILES = {
-    4: ((32, 8, 2, 1), (32, 8, 2, 1), (32, 8, 1, 1)),
-    2: ((64, 2, 4, 1), (16, 8, 1, 8), (32, 8, 1, 1)),
+    4: ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0)),
+    2: ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0)),
 }
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by

@@ -400,7 +400,8 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
 // thread owns columns of an X-Y tile and keeps their running totals; S steps along the axis come
 // in along X (vectors of W where W > 1) through shared memory and go out along Y (vectors of W)
 // per barrier pair. MINB: blocks each multiprocessor must be able to hold (__launch_bounds__ caps
-// the registers a thread may take to fit them), so that a grid of small tiles can run in one wave.
+// the registers a thread may take to fit them), so that a grid of small tiles can run in one wave;
+// 0 sets no bound (1 would: ptxas then allows itself more registers than with none).
 template <typename K, int TILE, int S, int W, int MINB>
 __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
