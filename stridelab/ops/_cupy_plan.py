@@ -81,7 +81,7 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5.
 #: MINB 0 sets no bound: the kernel as it was before MINB existed. A bound of 1 is not the same:
 #: ptxas then takes more registers (float32 AX tile 36 -> 46, AY 40 -> 61, float16 64 x 64 tile
-#: with the axis outside 54 -> 70), and the rows on those tiles ran 5-16% slower with it.
+#: with the axis outside 54 -> 70), and six rows on those tiles ran 5-16% slower with it.
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
 #: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
 #: (16 bytes where not listed): smaller vectors give more blocks, and the (1, 2, 2, -2) slice's
