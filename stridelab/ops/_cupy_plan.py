@@ -69,26 +69,37 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: Shapes of the tiled kernels, by element size, chosen from measurements on an H200 (see
 #: benchmarks/RESULTS.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
 #: on both sides; (vectorised, element by element). A scan tile along the axis (AX: the axis
-#: innermost in the source, AY: in the destination) is (E, VEC, TILE): E axis elements per lane
-#: (one vector per access where VEC), TA = 32 * E axis elements per pass and TILE elements across;
-#: (vectorised candidates, element by element): the first candidate whose pass fits in the axis
-#: (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
-#: A scan tile with the axis outside is (TILE, S, W): S axis steps per barrier pair; (vectorised
-#: with many blocks, with few blocks, element by element).
+#: innermost in the source, AY: in the destination) is (E, VEC, TILE, MINB): E axis elements per
+#: lane (one vector per access where VEC), TA = 32 * E axis elements per pass, TILE elements
+#: across, MINB blocks a multiprocessor must hold (__launch_bounds__ caps the registers to fit
+#: them); (vectorised candidates, element by element): the first candidate whose pass fits in the
+#: axis (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
+#: The 64-element float16 pass takes 8 blocks (32 registers, a few bytes spilled) instead of 4: its
+#: blocks make one pass each, so only more of them overlap loads with the scan and the stores.
+#: A scan tile with the axis outside is (TILE, S, W, MINB): S axis steps per barrier pair, MINB as
+#: above; (vectorised with many blocks, with few blocks, element by element). The few-blocks
+#: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5.
+#: MINB 0 sets no bound: the kernel as it was before MINB existed. A bound of 1 is not the same:
+#: ptxas then takes more registers (float32 AX tile 36 -> 46, AY 40 -> 61, float16 64 x 64 tile
+#: with the axis outside 54 -> 70), and six rows on those tiles ran 5-16% slower with it.
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
 #: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
-#: (16 bytes where not listed): 8-byte float16 vectors give twice the blocks of 16-byte ones, and
-#: the (1, 2, 2, -2) slice's 1024 blocks of 16-byte vectors left half a wave idle.
-COPY_STRIDE2_VECTOR: dict[int, int] = {2: 4}
+#: (16 bytes where not listed): smaller vectors give more blocks, and the (1, 2, 2, -2) slice's
+#: 1024 blocks of 16-byte vectors left half a wave idle. Measured: float16 4-byte vectors 21.1 ->
+#: 17.2 us against 8-byte ones, float32 8-byte vectors 29.6-30.3 -> 28.2 us against 16-byte ones.
+COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 2}
 SCAN_AX_TILES = {
-    4: (((2, True, 32),), (1, False, 32)),
-    2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
+    4: (((2, True, 32, 0),), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 SCAN_AY_TILES = {
-    4: (((4, True, 32), (2, True, 32)), (1, False, 32)),
-    2: (((8, True, 32), (4, True, 64), (2, True, 64)), (2, False, 32)),
+    4: (((4, True, 32, 0), (2, True, 32, 0)), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
 }
-SCAN_OUTER_TILES = {4: ((32, 8, 2), (32, 8, 2), (32, 8, 1)), 2: ((64, 2, 4), (16, 16, 1), (32, 8, 1))}
+SCAN_OUTER_TILES = {
+    4: ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0)),
+    2: ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0)),
+}
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
 #: element size, (steps, from this axis length on) for long axes of vectors of at most 8 bytes.
@@ -130,8 +141,11 @@ def _scan_kernels() -> tuple[str, ...]:
             steps = COLS_STEPS_LONG[e][0]
             names += [f"sl_scan_cols<{traits}, {w}, {steps}>" for w in _vector_widths(e) if w * e <= 8]
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
-            names += [f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}>" for a, v, t in (*vectorised, scalar)]
-        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}>" for t, s, w in dict.fromkeys(SCAN_OUTER_TILES[e])]
+            names += [
+                f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}, {m}>"
+                for a, v, t, m in (*vectorised, scalar)
+            ]
+        names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}, {m}>" for t, s, w, m in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
 
@@ -455,9 +469,9 @@ def _axis_tile(tiles, na: int, unit_strides: bool, esize: int, src_align: int, d
     fit (``unit_strides``: both vectorised sides have stride 1); else the element-by-element tile."""
     vectorised, scalar = tiles
     fitting = [t for t in vectorised if 32 * t[0] <= na] or [vectorised[-1]]
-    for e, vec, tile in fitting:
+    for e, vec, tile, minb in fitting:
         if unit_strides and _vectors_fit(e, esize, src_align, dst_align, strides, na, n):
-            return e, vec, tile
+            return e, vec, tile, minb
     return scalar
 
 
@@ -466,11 +480,14 @@ def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
     strides = [sy, da, *(s for t in outer for s in t[1:])]
-    e, vec, tile = _axis_tile(SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny)
+    e, vec, tile, minb = _axis_tile(
+        SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny
+    )
     tiles_y = _cdiv(ny, tile)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    kernel = f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}, {minb}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
@@ -479,11 +496,14 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
     strides = [sa, dx, *(s for t in outer for s in t[1:])]
-    e, vec, tile = _axis_tile(SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx)
+    e, vec, tile, minb = _axis_tile(
+        SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx
+    )
     tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    launch = _launch(f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}>", nblocks, (THREADS, 1), geo)
+    kernel = f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}, {minb}>"
+    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
@@ -493,15 +513,15 @@ def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
     many, few, scalar = SCAN_OUTER_TILES[esize]
     rows = prod(t[0] for t in outer)
-    tile, steps, w = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
+    tile, steps, w, minb = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
     if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
-        tile, steps, w = scalar
+        tile, steps, w, minb = scalar
     tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
     nblocks = tiles_x * tiles_y * rows
     geo = _geo(
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
-    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}>", nblocks, (THREADS, 1), geo)
+    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}, {minb}>", nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)

@@ -241,8 +241,9 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 // Axis innermost in the source, Y innermost in the destination: each warp scans rows of the tile
 // straight from memory (TA = 32 * E consecutive axis elements, E per lane: one vector load where
 // VEC), the results go through shared memory and out along Y (vectors of E elements where VEC).
-template <typename K, int E, int TY, bool VEC>
-__global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, char* dst_, const Geo g) {
+// MINB: blocks each multiprocessor must hold, as in sl_scan_tile_an.
+template <typename K, int E, int TY, bool VEC, int MINB>
+__global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, E> P;
@@ -320,8 +321,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ax(const char* src_, 
 // X innermost in the source, the axis innermost in the destination: the tile comes in along X
 // (vectors of E elements where VEC) through shared memory; each warp scans rows of it and writes
 // them straight out along the axis (E consecutive elements per lane: one vector store where VEC).
-template <typename K, int E, int TX, bool VEC>
-__global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, char* dst_, const Geo g) {
+template <typename K, int E, int TX, bool VEC, int MINB>
+__global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, E> P;
@@ -398,9 +399,11 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_ay(const char* src_, 
 // The axis innermost in neither view: X innermost in the source, Y in the destination. Each
 // thread owns columns of an X-Y tile and keeps their running totals; S steps along the axis come
 // in along X (vectors of W where W > 1) through shared memory and go out along Y (vectors of W)
-// per barrier pair.
-template <typename K, int TILE, int S, int W>
-__global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_an(const char* src_, char* dst_, const Geo g) {
+// per barrier pair. MINB: blocks each multiprocessor must be able to hold (__launch_bounds__ caps
+// the registers a thread may take to fit them), so that a grid of small tiles can run in one wave;
+// 0 sets no bound (1 would: ptxas then allows itself more registers than with none).
+template <typename K, int TILE, int S, int W, int MINB>
+__global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, W> P;
