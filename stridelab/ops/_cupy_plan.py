@@ -75,11 +75,14 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: across, MINB blocks a multiprocessor must hold (__launch_bounds__ caps the registers to fit
 #: them); (vectorised candidates, element by element): the first candidate whose pass fits in the
 #: axis (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
-#: The 64-element float16 pass takes 8 blocks (32 registers, a few bytes spilled) instead of 4: its
-#: blocks make one pass each, so only more of them overlap loads with the scan and the stores.
+#: The 64-element float16 pass takes 16 lanes of 4 elements per row (8-byte loads and stores, two
+#: rows per warp instruction, half the shuffles of 32 lanes of 2) and 8 blocks (32 registers, a few
+#: bytes spilled): NHWC -> NCHW along C 106.4 -> 80.3 us on an H200. Its blocks make one pass
+#: each, so only more of them overlap loads with the scan and the stores.
 #: A scan tile with the axis outside is (TILE, S, W, MINB): S axis steps per barrier pair, MINB as
 #: above; (vectorised with many blocks, with few blocks, element by element). The few-blocks
-#: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5.
+#: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5;
+#: 32 x 32 tiles of 4-byte pairs (256 blocks, 8 or 16 steps) measured slower: 112 -> 176-178 us.
 #: MINB 0 sets no bound: the kernel as it was before MINB existed. A bound of 1 is not the same:
 #: ptxas then takes more registers (float32 AX tile 36 -> 46, AY 40 -> 61, float16 64 x 64 tile
 #: with the axis outside 54 -> 70), and six rows on those tiles ran 5-16% slower with it.
@@ -99,7 +102,7 @@ SCAN_AY_TILES = {
 }
 SCAN_OUTER_TILES = {
     4: ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0)),
-    2: ((64, 2, 4, 0), (32, 16, 2, 0), (32, 8, 1, 0)),
+    2: ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0)),
 }
 #: Columns scans take the widest vectors that fit, or 8-byte ones where the widest would leave
 #: fewer threads than this per multiprocessor; each thread loads COLS_STEPS steps ahead, or, by
