@@ -24,29 +24,31 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "before the MINB caps": {
-        "SCAN_OUTER_TILES": {2: ((64, 2, 4, 0), (16, 16, 1, 0), (32, 8, 1, 0))},
-        "SCAN_AX_TILES": {2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 0)), (2, False, 32, 0))},
-        "SCAN_AY_TILES": {2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 0)), (2, False, 32, 0))},
-        "COPY_STRIDE2_VECTOR": {4: 4, 2: 4},
+    "previous round": {
+        "SCAN_AX_TILES": {2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0))},
+    },
+    # measured slower (RESULTS.md): the AX tile without the cap was even, the rest slower
+    "no cap / 8 steps / 8 lanes": {
+        "SCAN_OUTER_TILES": {2: ((64, 2, 4, 0), (32, 8, 2, 0), (32, 8, 1, 0))},
+        "SCAN_AX_TILES": {
+            2: (((8, True, 32, 0), (4, True, 64, 0), (4, True, 64, 0, 16), (2, True, 64, 8)), (2, False, 32, 0))
+        },
+        "LINES_MIN_LANES": 8,
     },
 }
 
-#: (dtype, input layout, output layout, axis) scan rows below target in the last table, and the
-#: float32 rows of the tile with the axis outside (to see that its register cap costs nothing).
+#: (dtype, input layout, output layout, axis) scan rows below target in the last table, and two
+#: rows on kernels the variants leave alone (float16 N, float32 C) as controls.
 ROWS = [
-    ("FLOAT32", "NHWC", "NCHW", 2),
-    ("FLOAT32", "NCHW", "NHWC", 2),
-    ("FLOAT32", "NHWC", "NCHW", 0),
-    ("FLOAT32", "NCHW", "NHWC", 0),
-    ("FLOAT16", "NCHW", "NCHW", 2),
-    ("FLOAT16", "NCHW", "NCHW", 3),
-    *(("FLOAT16", "NHWC", "NCHW", a) for a in range(3)),
-    *(("FLOAT16", "NCHW", "NHWC", a) for a in range(3)),
+    ("FLOAT16", "NHWC", "NCHW", 1),
+    ("FLOAT16", "NHWC", "NCHW", 2),
+    ("FLOAT16", "NCHW", "NHWC", 2),
     ("FLOAT16", "NHWC", "NHWC", 1),
+    ("FLOAT16", "NHWC", "NCHW", 0),
+    ("FLOAT32", "NHWC", "NCHW", 1),
 ]
 #: slice1 window strides timed on the packed tensor of each type.
-SLICES = [("FLOAT32", (1, 2, 2, -2)), ("FLOAT16", (1, 2, 2, -2))]
+SLICES: list = []
 
 
 def _names(plans) -> tuple[set[str], set[str]]:
@@ -87,7 +89,7 @@ def main() -> None:
     for n in ("FLOAT32", "FLOAT16"):
         packed = cupy.random.default_rng(0).standard_normal(SHAPE, dtype=cupy.float32).astype(n.lower())
         inputs[n, "NCHW"] = packed
-        inputs[n, "NHWC"] = nhwc(cupy.ascontiguousarray(packed.transpose(0, 2, 3, 0)))
+        inputs[n, "NHWC"] = nhwc(cupy.ascontiguousarray(packed.transpose(0, 2, 3, 1)))
         outs[n] = sl.StridedTensor.empty(sl.TensorDesc(n, SHAPE, sl.layout_strides("NHWC", SHAPE)), cupy)
 
     results: dict[str, list[str]] = {}

@@ -69,16 +69,20 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: Shapes of the tiled kernels, by element size, chosen from measurements on an H200 (see
 #: benchmarks/RESULTS.md). A copy tile is (TILE, W): TILE x TILE elements, W-element vectors
 #: on both sides; (vectorised, element by element). A scan tile along the axis (AX: the axis
-#: innermost in the source, AY: in the destination) is (E, VEC, TILE, MINB): E axis elements per
-#: lane (one vector per access where VEC), TA = 32 * E axis elements per pass, TILE elements
+#: innermost in the source, AY: in the destination) is (E, VEC, TILE, MINB[, L]): E axis elements
+#: per lane (one vector per access where VEC), L lanes per row (32 unless given; AX only), so
+#: TA = L * E axis elements per pass, TILE elements
 #: across, MINB blocks a multiprocessor must hold (__launch_bounds__ caps the registers to fit
 #: them); (vectorised candidates, element by element): the first candidate whose pass fits in the
 #: axis (the last where none does) and whose vectors fit is taken, so a short axis wastes no lanes.
-#: The 64-element float16 pass takes 8 blocks (32 registers, a few bytes spilled) instead of 4: its
-#: blocks make one pass each, so only more of them overlap loads with the scan and the stores.
+#: The 64-element float16 pass takes 16 lanes of 4 elements per row (8-byte loads and stores, two
+#: rows per warp instruction, half the shuffles of 32 lanes of 2) and 8 blocks (32 registers, a few
+#: bytes spilled): NHWC -> NCHW along C 106.4 -> 80.3 us on an H200. Its blocks make one pass
+#: each, so only more of them overlap loads with the scan and the stores.
 #: A scan tile with the axis outside is (TILE, S, W, MINB): S axis steps per barrier pair, MINB as
 #: above; (vectorised with many blocks, with few blocks, element by element). The few-blocks
-#: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5.
+#: float16 tile (1024 blocks for a 256-step axis) takes 8 blocks, one wave instead of about 1.5;
+#: 32 x 32 tiles of 4-byte pairs (256 blocks, 8 or 16 steps) measured slower: 112 -> 176-178 us.
 #: MINB 0 sets no bound: the kernel as it was before MINB existed. A bound of 1 is not the same:
 #: ptxas then takes more registers (float32 AX tile 36 -> 46, AY 40 -> 61, float16 64 x 64 tile
 #: with the axis outside 54 -> 70), and six rows on those tiles ran 5-16% slower with it.
@@ -90,7 +94,7 @@ COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)
 COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 2}
 SCAN_AX_TILES = {
     4: (((2, True, 32, 0),), (1, False, 32, 0)),
-    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (4, True, 64, 8, 16), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 SCAN_AY_TILES = {
     4: (((4, True, 32, 0), (2, True, 32, 0)), (1, False, 32, 0)),
@@ -130,6 +134,13 @@ def _vector_widths(esize: int) -> list[int]:
     return [1 << i for i in range((VECTOR_BYTES // esize).bit_length())]
 
 
+def _axis_tile_kernel(kind: str, traits: str, tile: tuple) -> str:
+    """Template name of an axis tile (E, VEC, TILE, MINB[, L]); L (lanes per row) defaults to 32."""
+    e, vec, t, minb, *lanes = tile
+    extra = f", {lanes[0]}" if lanes and lanes[0] != 32 else ""
+    return f"sl_scan_tile_{kind}<{traits}, {e}, {t}, {str(vec).lower()}, {minb}{extra}>"
+
+
 def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
@@ -141,10 +152,7 @@ def _scan_kernels() -> tuple[str, ...]:
             steps = COLS_STEPS_LONG[e][0]
             names += [f"sl_scan_cols<{traits}, {w}, {steps}>" for w in _vector_widths(e) if w * e <= 8]
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
-            names += [
-                f"sl_scan_tile_{kind}<{traits}, {a}, {t}, {str(v).lower()}, {m}>"
-                for a, v, t, m in (*vectorised, scalar)
-            ]
+            names += [_axis_tile_kernel(kind, traits, t) for t in (*vectorised, scalar)]
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}, {m}>" for t, s, w, m in dict.fromkeys(SCAN_OUTER_TILES[e])]
     return tuple(names)
 
@@ -463,15 +471,20 @@ def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     return ScanPlan(shift_s, shift_d, launch, launch, nchunks * width, acc, partials)
 
 
+def _pass(tile: tuple) -> int:
+    """Axis elements per pass of an axis tile: L lanes (32 unless given) times E."""
+    return (tile[4] if len(tile) > 4 else 32) * tile[0]
+
+
 def _axis_tile(tiles, na: int, unit_strides: bool, esize: int, src_align: int, dst_align: int, strides, n: int):
     """(E, VEC, TILE) of a tiled scan along the axis: the first vectorised candidate whose pass
     (32 * E axis elements) fits in the axis, or the last where none does, among those whose vectors
     fit (``unit_strides``: both vectorised sides have stride 1); else the element-by-element tile."""
     vectorised, scalar = tiles
-    fitting = [t for t in vectorised if 32 * t[0] <= na] or [vectorised[-1]]
-    for e, vec, tile, minb in fitting:
-        if unit_strides and _vectors_fit(e, esize, src_align, dst_align, strides, na, n):
-            return e, vec, tile, minb
+    fitting = [t for t in vectorised if _pass(t) <= na] or [vectorised[-1]]
+    for t in fitting:
+        if unit_strides and _vectors_fit(t[0], esize, src_align, dst_align, strides, na, n):
+            return t
     return scalar
 
 
@@ -480,13 +493,12 @@ def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
     ny, sy, dy = others[y]
     outer = [t for i, t in enumerate(others) if i != y]
     strides = [sy, da, *(s for t in outer for s in t[1:])]
-    e, vec, tile, minb = _axis_tile(
-        SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny
-    )
+    shape = _axis_tile(SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny)
+    tile = shape[2]
     tiles_y = _cdiv(ny, tile)
     nblocks = tiles_y * prod(t[0] for t in outer)
     geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    kernel = f"sl_scan_tile_ax<{traits}, {e}, {tile}, {str(vec).lower()}, {minb}>"
+    kernel = _axis_tile_kernel("ax", traits, shape)
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
@@ -496,13 +508,12 @@ def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
     nx, sx, dx = others[x]
     outer = [t for i, t in enumerate(others) if i != x]
     strides = [sa, dx, *(s for t in outer for s in t[1:])]
-    e, vec, tile, minb = _axis_tile(
-        SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx
-    )
+    shape = _axis_tile(SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx)
+    tile = shape[2]
     tiles_x = _cdiv(nx, tile)
     nblocks = tiles_x * prod(t[0] for t in outer)
     geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    kernel = f"sl_scan_tile_ay<{traits}, {e}, {tile}, {str(vec).lower()}, {minb}>"
+    kernel = _axis_tile_kernel("ay", traits, shape)
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 

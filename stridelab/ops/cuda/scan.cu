@@ -239,16 +239,19 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 // addresses); otherwise every access is a single element.
 
 // Axis innermost in the source, Y innermost in the destination: each warp scans rows of the tile
-// straight from memory (TA = 32 * E consecutive axis elements, E per lane: one vector load where
-// VEC), the results go through shared memory and out along Y (vectors of E elements where VEC).
+// straight from memory (TA = L * E consecutive axis elements, E per lane: one vector load where
+// VEC; L lanes per row, so a warp's load instruction covers 32 / L rows), the results go through
+// shared memory and out along Y (vectors of E elements where VEC).
 // MINB: blocks each multiprocessor must hold, as in sl_scan_tile_an.
-template <typename K, int E, int TY, bool VEC, int MINB>
+template <typename K, int E, int TY, bool VEC, int MINB, int L = 32>
 __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, E> P;
-    constexpr int TA = 32 * E;
+    constexpr int TA = L * E;
+    constexpr int RPI = 32 / L;                  // tile rows per load instruction of a warp
     constexpr int RPW = TY / (SL_THREADS / 32);  // tile rows per warp
+    constexpr int IT = RPW / RPI;                // load instructions per warp and pass
     constexpr int W = VEC ? E : 1;               // elements per store along Y
     constexpr int LANES = TY / W;                // threads along Y in the store
     constexpr int ROWS = SL_THREADS / LANES;     // axis positions per pass of the store
@@ -257,6 +260,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int p = lane % L, sub = lane / L;  // position in the row, row of the instruction
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
@@ -264,21 +268,21 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
         const long long row = b / g.tiles_y;
         long long so, dO;
         sl_decompose(g, row, so, dO);
-        const T* ps = src + so + (y0 + warp * RPW) * g.sy + (long long)(lane * E) * g.sa;
+        const T* ps = src + so + (y0 + warp * RPW + sub) * g.sy + (long long)(p * E) * g.sa;
         T* pd = dst + dO + (y0 + tl * W) * g.dy + (long long)tr * g.da;
         const bool yin = y0 + tl * W < g.ny;
-        A carry[RPW];
+        A carry[IT];
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) carry[r] = K::zero();
+        for (int r = 0; r < IT; ++r) carry[r] = K::zero();
         for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
-            A x[RPW][E];
+            A x[IT][E];
 #pragma unroll
-            for (int r = 0; r < RPW; ++r) {
-                const bool in = y0 + warp * RPW + r < g.ny;
+            for (int r = 0; r < IT; ++r) {
+                const bool in = y0 + warp * RPW + r * RPI + sub < g.ny;
                 if (VEC) {
                     P v;
-                    if (in && a0 + lane * E < g.na) {
-                        v = *reinterpret_cast<const P*>(ps + r * g.sy);
+                    if (in && a0 + p * E < g.na) {
+                        v = *reinterpret_cast<const P*>(ps + r * RPI * g.sy);
                     } else {
 #pragma unroll
                         for (int e = 0; e < E; ++e) v.v[e] = T(0);
@@ -288,19 +292,19 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
                 } else {
 #pragma unroll
                     for (int e = 0; e < E; ++e)
-                        x[r][e] = (in && a0 + lane * E + e < g.na) ? K::in(ps[r * g.sy + e * g.sa]) : A(0);
+                        x[r][e] = (in && a0 + p * E + e < g.na) ? K::in(ps[r * RPI * g.sy + e * g.sa]) : A(0);
                 }
             }
 #pragma unroll
-            for (int r = 0; r < RPW; ++r) {
+            for (int r = 0; r < IT; ++r) {
 #pragma unroll
                 for (int e = 1; e < E; ++e) x[r][e] = x[r][e - 1] + x[r][e];
                 A excl, seg;
-                sl_warp_scan<K>(x[r][E - 1], 32, lane, excl, seg);
+                sl_warp_scan<K>(x[r][E - 1], L, p, excl, seg);
                 const A base = carry[r] + excl;
 #pragma unroll
                 for (int e = 0; e < E; ++e)
-                    tile[warp * RPW + r][lane * E + e] = sl_out<K, E>(base, x[r], e, exclusive, a0 + lane == 0);
+                    tile[warp * RPW + r * RPI + sub][p * E + e] = sl_out<K, E>(base, x[r], e, exclusive, a0 + p == 0);
                 carry[r] = carry[r] + seg;
             }
             __syncthreads();
