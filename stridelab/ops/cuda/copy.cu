@@ -24,7 +24,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_copy_rows(const char* src_, cha
     T* __restrict__ dst = reinterpret_cast<T*>(dst_);
     const long long TX = blockDim.x, TY = blockDim.y;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long bx = b % g.tiles_x, by = b / g.tiles_x;
+        long long bx;
+        const long long by = sl_div(b, g.tiles_x, bx);
         const long long row = by * TY + threadIdx.y;
         if (row >= g.rows) continue;
         long long so, dO;
@@ -62,7 +63,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_copy_rows(const char* src_, cha
                 if (V == 1)
                     dst[dO + x * g.dx] = v[k].v[0];
                 else
-                    *reinterpret_cast<P*>(dst + dO + x * V) = v[k];
+                    sl_store(dst + dO + x * V, v[k]);
             }
         }
     }
@@ -85,11 +86,9 @@ __global__ void __launch_bounds__(SL_THREADS) sl_copy_tiled(const char* src_, ch
     T* __restrict__ dst = reinterpret_cast<T*>(dst_);
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long t = b;
-        const long long x0 = (t % g.tiles_x) * TILE;
-        t /= g.tiles_x;
-        const long long y0 = (t % g.tiles_y) * TILE;
-        const long long row = t / g.tiles_y;
+        long long tx, ty;
+        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
+        const long long x0 = tx * TILE, y0 = ty * TILE;
         long long so, dO;
         sl_decompose(g, row, so, dO);
         {  // in along X: thread (tl, tr) reads x = tl * W .. + W - 1, y = tr + q * ROWS

@@ -16,6 +16,7 @@
 struct F32 {
     typedef float T;
     typedef float A;
+    static constexpr bool PAIRS = false;
     static __device__ __forceinline__ A zero() { return -0.0f; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
@@ -23,6 +24,7 @@ struct F32 {
 struct F16 {  // stored as its 16 bits
     typedef unsigned short T;
     typedef float A;
+    static constexpr bool PAIRS = true;  // out2: two values rounded by one instruction
     static __device__ __forceinline__ A zero() { return -0.0f; }
     static __device__ __forceinline__ A in(T v) {
         float f;
@@ -34,10 +36,21 @@ struct F16 {  // stored as its 16 bits
         asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(a));
         return h;
     }
+    // lo and hi rounded as out() rounds them, packed in one word (lo in the low half).
+    static __device__ __forceinline__ unsigned int out2(A lo, A hi) {
+#if __CUDA_ARCH__ >= 800
+        unsigned int w;
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+        return w;
+#else
+        return (unsigned int)out(lo) | ((unsigned int)out(hi) << 16);
+#endif
+    }
 };
 struct U32 {
     typedef unsigned int T;
     typedef unsigned int A;
+    static constexpr bool PAIRS = false;
     static __device__ __forceinline__ A zero() { return 0u; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
@@ -45,6 +58,7 @@ struct U32 {
 struct U16 {
     typedef unsigned short T;
     typedef unsigned int A;
+    static constexpr bool PAIRS = false;
     static __device__ __forceinline__ A zero() { return 0u; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return (unsigned short)a; }
@@ -64,51 +78,65 @@ __device__ __forceinline__ void sl_warp_scan(A tot, int L, int p, A& excl, A& se
     seg = __shfl_sync(0xffffffffu, incl, L - 1, L);
 }
 
-// Output value of element j of a group whose inclusive local sums are run[] and whose earlier
-// elements sum to base; first: element j is the first of its line (exclusive mode 1 writes +0).
+// Value of element j of a group whose inclusive local sums are run[] and whose earlier elements
+// sum to base, before rounding to the stored type; first: element j is the first of its line
+// (exclusive mode 1 writes +0).
 template <typename K, int V>
-__device__ __forceinline__ typename K::T sl_out(typename K::A base, const typename K::A (&run)[V], int j, int exclusive,
-                                                bool first) {
-    if (!exclusive) return K::out(base + run[j]);
-    if (j != 0) return K::out(base + run[j == 0 ? 0 : j - 1]);
-    return K::out(first && exclusive == 1 ? typename K::A(0) : base);
+__device__ __forceinline__ typename K::A sl_value(typename K::A base, const typename K::A (&run)[V], int j,
+                                                  int exclusive, bool first) {
+    if (!exclusive) return base + run[j];
+    if (j != 0) return base + run[j == 0 ? 0 : j - 1];
+    return first && exclusive == 1 ? typename K::A(0) : base;
 }
 
-// Group of V consecutive axis elements starting at k, zeros past k1. V > 1: |stride| == 1 and one
-// aligned vector; REV: stride -1, the vector ending at element k is read and reversed.
-template <typename K, int V, bool REV>
-__device__ __forceinline__ void sl_load_group(const typename K::T* src, long long so, long long k, long long k1,
-                                              long long sa, typename K::A (&x)[V]) {
-    typedef Pack<typename K::T, V> P;
-    if (k < k1) {
-        if (V == 1) {
-            x[0] = K::in(src[so + k * sa]);
-        } else if (!REV) {
-            const P t = *reinterpret_cast<const P*>(src + so + k);
+// V values rounded to the stored type, as one pack (pairs of float16 by one conversion each).
+template <typename K, int V>
+__device__ __forceinline__ Pack<typename K::T, V> sl_round(const typename K::A (&r)[V]) {
+    if constexpr (K::PAIRS && V % 2 == 0) {
+        Pack<unsigned int, V / 2> w;
 #pragma unroll
-            for (int j = 0; j < V; ++j) x[j] = K::in(t.v[j]);
-        } else {
-            const P t = *reinterpret_cast<const P*>(src + so - k - (V - 1));
-#pragma unroll
-            for (int j = 0; j < V; ++j) x[j] = K::in(t.v[V - 1 - j]);
-        }
+        for (int j = 0; j < V; j += 2) w.v[j / 2] = K::out2(r[j], r[j + 1]);
+        return *reinterpret_cast<const Pack<typename K::T, V>*>(&w);
     } else {
+        Pack<typename K::T, V> o;
 #pragma unroll
-        for (int j = 0; j < V; ++j) x[j] = typename K::A(0);
+        for (int j = 0; j < V; ++j) o.v[j] = K::out(r[j]);
+        return o;
     }
 }
 
+// Group of V consecutive axis elements starting at k, as stored (element j of the group in v[j]),
+// zeros past k1. V > 1: |stride| == 1 and one aligned vector; REV: stride -1, the vector ending at
+// element k is read and reversed. The group stays in its storage type until it is scanned, so a
+// lane's loads in flight take as few registers as the bytes they hold.
+template <typename K, int V, bool REV>
+__device__ __forceinline__ Pack<typename K::T, V> sl_load_group(const typename K::T* src, long long so, long long k,
+                                                                long long k1, long long sa) {
+    typedef Pack<typename K::T, V> P;
+    if (k >= k1) return P{};
+    if (V == 1) return P{{src[so + k * sa]}};
+    if (!REV) return *reinterpret_cast<const P*>(src + so + k);
+    const P t = *reinterpret_cast<const P*>(src + so - k - (V - 1));
+    P x;
+#pragma unroll
+    for (int j = 0; j < V; ++j) x.v[j] = t.v[V - 1 - j];
+    return x;
+}
+
+// Group of V values r[] of consecutive axis elements starting at k, rounded and stored (REV: at
+// stride -1, as one vector ending at element k).
 template <typename K, int V, bool REV>
 __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO, long long k, long long da,
-                                               const typename K::T (&o)[V]) {
-    typedef Pack<typename K::T, V> P;
+                                               const typename K::A (&r)[V]) {
     if (V == 1) {
-        dst[dO + k * da] = o[0];
+        dst[dO + k * da] = K::out(r[0]);
+    } else if (!REV) {
+        sl_store(dst + dO + k, sl_round<K, V>(r));
     } else {
-        P t;
+        typename K::A m[V];  // memory order
 #pragma unroll
-        for (int j = 0; j < V; ++j) t.v[REV ? V - 1 - j : j] = o[j];
-        *reinterpret_cast<P*>(dst + (REV ? dO - k - (V - 1) : dO + k)) = t;
+        for (int j = 0; j < V; ++j) m[j] = r[V - 1 - j];
+        sl_store(dst + dO - k - (V - 1), sl_round<K, V>(m));
     }
 }
 
@@ -134,15 +162,15 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
     const int exclusive = (int)g.exclusive;
     const long long units = g.rows * g.nchunks;
     const long long step = (long long)L * G;
-    const long long ntiles = (g.chunk + step - 1) / step;
+    const long long ntiles = sl_div(g.chunk + step - 1, step);
     const long long per_block = (SL_THREADS / 32) * (32 / L);
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
         const long long unit = b * per_block + (threadIdx.x >> 5) * (32 / L) + lane / L;
         long long so = 0, dO = 0, k0 = 0, k1 = 0;
         A carry = K::zero();
         if (unit < units) {
-            const long long line = unit / g.nchunks;
-            const long long c = unit - line * g.nchunks;
+            long long c;
+            const long long line = sl_div(unit, g.nchunks, c);
             sl_decompose(g, line, so, dO);
             k0 = c * g.chunk;
             k1 = min(k0 + g.chunk, g.na);
@@ -150,22 +178,24 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
         }
         for (long long t = 0; t < ntiles; ++t) {  // the same count in every lane of the warp
             const long long kb = k0 + t * step + (long long)p * V;  // this lane's group of segment 0
-            A x[C][V];
+            Pack<T, V> raw[C];
 #pragma unroll
-            for (int c = 0; c < C; ++c) sl_load_group<K, V, REV>(src, so, kb + (long long)c * L * V, k1, g.sa, x[c]);
+            for (int c = 0; c < C; ++c) raw[c] = sl_load_group<K, V, REV>(src, so, kb + (long long)c * L * V, k1, g.sa);
 #pragma unroll
             for (int c = 0; c < C; ++c) {
                 const long long k = kb + (long long)c * L * V;
+                A x[V];
+                x[0] = K::in(raw[c].v[0]);
 #pragma unroll
-                for (int j = 1; j < V; ++j) x[c][j] = x[c][j - 1] + x[c][j];  // inclusive, within the group
+                for (int j = 1; j < V; ++j) x[j] = x[j - 1] + K::in(raw[c].v[j]);  // inclusive, within the group
                 A excl, seg;
-                sl_warp_scan<K>(x[c][V - 1], L, p, excl, seg);
+                sl_warp_scan<K>(x[V - 1], L, p, excl, seg);
                 if (!partial && k < k1) {
                     const A base = carry + excl;
-                    T o[V];
+                    A r[V];
 #pragma unroll
-                    for (int j = 0; j < V; ++j) o[j] = sl_out<K, V>(base, x[c], j, exclusive, k == 0);
-                    sl_store_group<K, V, REV>(dst, dO, k, g.da, o);
+                    for (int j = 0; j < V; ++j) r[j] = sl_value<K, V>(base, x, j, exclusive, k == 0);
+                    sl_store_group<K, V, REV>(dst, dO, k, g.da, r);
                 }
                 carry = carry + seg;
             }
@@ -178,9 +208,64 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
 // dimensions, innermost first in Geo) is shared with the source, so consecutive threads own
 // consecutive columns and every step along the axis is a coalesced load and store. With V > 1 a
 // thread owns V adjacent columns and moves them as one vector; it loads U steps before summing
-// them (more where few columns leave few threads). Units: (chunk, column), column fastest;
+// them (more where few columns leave few threads), and the last k1 - k0 mod U steps of its chunk
+// in batches of U / 2, U / 4, ... 1 (batches of a size fixed at compile time need no predicates
+// and so no more registers than the U-step batch). Units: (chunk, column), column fastest;
 // partial/carry_in as in sl_scan_lines, indexed [chunk][column * V + j].
-template <typename K, int V, int U>
+
+// N steps down a column loaded from ps (stride sa), which then points past them.
+template <typename K, int V, int N>
+__device__ __forceinline__ void sl_cols_load(const typename K::T*& ps, long long sa, Pack<typename K::T, V> (&v)[N]) {
+#pragma unroll
+    for (int q = 0; q < N; ++q) v[q] = *reinterpret_cast<const Pack<typename K::T, V>*>(ps + q * sa);
+    ps += N * sa;
+}
+
+// N loaded steps added to the running totals acc and written from pd (stride da) unless pd is
+// null; first: they start the axis of an exclusive scan (mode 1), whose first value is +0.
+template <typename K, int V, int N>
+__device__ __forceinline__ void sl_cols_sum(const Pack<typename K::T, V> (&v)[N], typename K::T*& pd, long long da,
+                                            typename K::A (&acc)[V], bool first, int exclusive) {
+    typedef typename K::A A;
+#pragma unroll
+    for (int q = 0; q < N; ++q) {
+        A r[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const A x = K::in(v[q].v[j]);
+            if (exclusive) {
+                r[j] = (first && q == 0) ? A(0) : acc[j];
+                acc[j] = acc[j] + x;
+            } else {
+                acc[j] = acc[j] + x;
+                r[j] = acc[j];
+            }
+        }
+        if (pd) {
+            sl_store(pd, sl_round<K, V>(r));
+            pd += da;
+        }
+    }
+}
+
+// The remaining steps k1 - k < 2 * N, in batches of N, N / 2, ... 1.
+template <typename K, int V, int N>
+__device__ __forceinline__ void sl_cols_tail(const typename K::T*& ps, typename K::T*& pd, long long sa, long long da,
+                                             typename K::A (&acc)[V], bool first, int exclusive, long long k,
+                                             long long k1) {
+    if (k + N <= k1) {
+        Pack<typename K::T, V> v[N];
+        sl_cols_load<K, V, N>(ps, sa, v);
+        sl_cols_sum<K, V, N>(v, pd, da, acc, first, exclusive);
+        k += N;
+        first = false;
+    }
+    if constexpr (N > 1) sl_cols_tail<K, V, N / 2>(ps, pd, sa, da, acc, first, exclusive, k, k1);
+}
+
+// PIPE: the next U steps are loaded before the current ones are summed and stored (two batches
+// of registers), so a column's loads never wait for its stores.
+template <typename K, int V, int U, bool PIPE>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, char* dst_, typename K::A* partial,
                                                            const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
@@ -192,39 +277,45 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
     const long long units = g.rows * g.nchunks;
     for (long long u = blockIdx.x * (long long)SL_THREADS + threadIdx.x; u < units;
          u += (long long)gridDim.x * SL_THREADS) {
-        const long long c = u / g.rows;
-        const long long col = u - c * g.rows;
+        long long col;
+        const long long c = sl_div(u, g.rows, col);
         long long so, dO;
         sl_decompose(g, col, so, dO);
         const long long k0 = c * g.chunk;
         const long long k1 = min(k0 + g.chunk, g.na);
+        const T* ps = src + so + k0 * g.sa;
+        T* pd = partial ? nullptr : dst + dO + k0 * g.da;
         A acc[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) acc[j] = carry_in ? carry_in[u * V + j] : K::zero();
-        for (long long k = k0; k < k1; k += U) {
-            P v[U];
-#pragma unroll
-            for (int q = 0; q < U; ++q)
-                if (k + q < k1) v[q] = *reinterpret_cast<const P*>(src + so + (k + q) * g.sa);
-#pragma unroll
-            for (int q = 0; q < U; ++q) {
-                if (k + q < k1) {
-                    P o;
-#pragma unroll
-                    for (int j = 0; j < V; ++j) {
-                        const A x = K::in(v[q].v[j]);
-                        if (exclusive) {
-                            o.v[j] = (k + q == 0 && exclusive == 1) ? K::out(A(0)) : K::out(acc[j]);
-                            acc[j] = acc[j] + x;
-                        } else {
-                            acc[j] = acc[j] + x;
-                            o.v[j] = K::out(acc[j]);
-                        }
-                    }
-                    if (!partial) *reinterpret_cast<P*>(dst + dO + (k + q) * g.da) = o;
+        bool first = k0 == 0 && exclusive == 1;
+        long long k = k0;
+        if constexpr (PIPE) {
+            if (k + U <= k1) {
+                P a[U], b[U];
+                sl_cols_load<K, V, U>(ps, g.sa, a);
+                for (;;) {
+                    const bool more = k + 2 * U <= k1;
+                    if (more) sl_cols_load<K, V, U>(ps, g.sa, b);
+                    sl_cols_sum<K, V, U>(a, pd, g.da, acc, first, exclusive);
+                    first = false;
+                    k += U;
+                    if (!more) break;
+                    const bool again = k + 2 * U <= k1;
+                    if (again) sl_cols_load<K, V, U>(ps, g.sa, a);
+                    sl_cols_sum<K, V, U>(b, pd, g.da, acc, false, exclusive);
+                    k += U;
+                    if (!again) break;
                 }
             }
+        } else {
+            for (; k + U <= k1; k += U, first = false) {
+                P v[U];
+                sl_cols_load<K, V, U>(ps, g.sa, v);
+                sl_cols_sum<K, V, U>(v, pd, g.da, acc, first, exclusive);
+            }
         }
+        if (U > 1) sl_cols_tail<K, V, (U > 1 ? U / 2 : 1)>(ps, pd, g.sa, g.da, acc, first, exclusive, k, k1);
         if (partial) {
 #pragma unroll
             for (int j = 0; j < V; ++j) partial[u * V + j] = acc[j];
@@ -264,8 +355,9 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long y0 = (b % g.tiles_y) * TY;
-        const long long row = b / g.tiles_y;
+        long long ty;
+        const long long row = sl_div(b, g.tiles_y, ty);
+        const long long y0 = ty * TY;
         long long so, dO;
         sl_decompose(g, row, so, dO);
         const T* ps = src + so + (y0 + warp * RPW + sub) * g.sy + (long long)(p * E) * g.sa;
@@ -304,7 +396,8 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
                 const A base = carry[r] + excl;
 #pragma unroll
                 for (int e = 0; e < E; ++e)
-                    tile[warp * RPW + r * RPI + sub][p * E + e] = sl_out<K, E>(base, x[r], e, exclusive, a0 + p == 0);
+                    tile[warp * RPW + r * RPI + sub][p * E + e] =
+                        K::out(sl_value<K, E>(base, x[r], e, exclusive, a0 + p == 0));
                 carry[r] = carry[r] + seg;
             }
             __syncthreads();
@@ -343,8 +436,9 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long x0 = (b % g.tiles_x) * TX;
-        const long long row = b / g.tiles_x;
+        long long tx;
+        const long long row = sl_div(b, g.tiles_x, tx);
+        const long long x0 = tx * TX;
         long long so, dO;
         sl_decompose(g, row, so, dO);
         const T* ps = src + so + (x0 + tl * W) * g.sx + (long long)tr * g.sa;
@@ -384,7 +478,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
                 if (x0 + x < g.nx) {
                     P o;
 #pragma unroll
-                    for (int e = 0; e < E; ++e) o.v[e] = sl_out<K, E>(base, run, e, exclusive, a0 + lane == 0);
+                    for (int e = 0; e < E; ++e) o.v[e] = K::out(sl_value<K, E>(base, run, e, exclusive, a0 + lane == 0));
                     if (VEC) {
                         if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + r * g.dx) = o;
                     } else {
@@ -421,11 +515,9 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* 
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long t = b;
-        const long long x0 = (t % g.tiles_x) * TILE;
-        t /= g.tiles_x;
-        const long long y0 = (t % g.tiles_y) * TILE;
-        const long long row = t / g.tiles_y;
+        long long tx, ty;
+        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
+        const long long x0 = tx * TILE, y0 = ty * TILE;
         long long so, dO;
         sl_decompose(g, row, so, dO);
         // in: thread reads x = tl * W + j, y = tr + q * ROWS; out: it owns y = tl * W + j, x = tr + q * ROWS
