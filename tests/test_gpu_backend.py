@@ -280,27 +280,20 @@ def test_long_axes_on_vectors_match_numpy(name, planned_for):
                 _compare(gdst.get(), dst.buffer, dst, bound, dtype)
 
 
-@pytest.mark.parametrize("name", SCAN_TYPES)
-def test_double_buffered_columns_match_numpy(name, monkeypatch):
-    """Few columns of 8-byte vectors down an axis of 128 steps or more, planned for one
-    multiprocessor so that the axis is not cut into chunks: the double-buffered columns scan. Axis
-    lengths end its loop on either buffer (128, 136 steps: 16 and 17 batches of 8) and leave last
-    steps for the smaller batches (143, 255), in place or not, forwards or reversed."""
-    from stridelab.ops import _cupy, _cupy_plan
+def _column_scans(name: str, shapes, kernel: str):
+    """Scans along axis 1 of packed ``shapes``, planned for one multiprocessor, whose plan must be
+    the one launch of ``kernel``, against NumPy: in place or not, forwards or reversed."""
+    from stridelab.ops import _cupy_plan
 
     cupy_backend, numpy_backend = _backends()
-    monkeypatch.setattr(_cupy, "_sm_count", lambda device_id: 1)
-    _cupy._plan_scan.cache_clear()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(5000 + SCAN_TYPES.index(name))
-    width = 512 if dtype.itemsize == 2 else 256  # columns of 4 (2-byte) or 2 (4-byte) elements
-    for length in (128, 136, 143, 255):
-        sizes = (2, length, width)
-        strides = (length * width, width, 1)
+    for sizes in shapes:
+        strides = (sizes[1] * sizes[2], sizes[2], 1)
         plan = _cupy_plan.plan_scan(name, sizes, strides, strides, 1, False, 0, 0, 1)
-        assert plan.first is None and plan.launch.kernel.endswith(", true>"), plan.launch.kernel
+        assert plan.first is None and plan.launch.kernel.startswith(kernel), plan.launch.kernel
         for in_place, reverse, exclusive in ((False, False, False), (True, False, True), (False, True, True)):
-            src = BufferView(_values(rng, dtype, 2 * length * width), 0, sizes, strides)
+            src = BufferView(_values(rng, dtype, int(np.prod(sizes))), 0, sizes, strides)
             dst = src if in_place else BufferView(_values(rng, dtype, src.buffer.size), 0, sizes, strides)
             if reverse:
                 src, dst = _reverse(src, 1), _reverse(dst, 1)
@@ -310,7 +303,38 @@ def test_double_buffered_columns_match_numpy(name, monkeypatch):
             cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), 1, exclusive)
             numpy_backend.scan(src, dst, 1, exclusive)
             _compare(gdst.get(), dst.buffer, dst, bound, dtype)
+
+
+@pytest.fixture
+def one_multiprocessor(monkeypatch):
+    from stridelab.ops import _cupy
+
+    monkeypatch.setattr(_cupy, "_sm_count", lambda device_id: 1)
     _cupy._plan_scan.cache_clear()
+    yield
+    _cupy._plan_scan.cache_clear()
+
+
+@pytest.mark.parametrize("name", SCAN_TYPES)
+def test_double_buffered_columns_match_numpy(name, one_multiprocessor, monkeypatch):
+    """Columns of 8-byte vectors down an axis of 128 steps or more, not cut into chunks, the
+    split columns kernel switched off: the double-buffered columns scan. Axis lengths end its loop
+    on either buffer (128, 136 steps: 16 and 17 batches of 8) and leave last steps for the smaller
+    batches (143, 255)."""
+    from stridelab.ops import _cupy_plan
+
+    monkeypatch.setattr(_cupy_plan, "COLS_SPLIT", {})
+    width = 512 if data_type(name).element_size == 2 else 256  # 128 columns of 4 or 2 elements
+    _column_scans(name, [(2, n, width) for n in (128, 136, 143, 255)], "sl_scan_cols<")
+
+
+@pytest.mark.parametrize("name", ["FLOAT32", "UINT32"])
+def test_split_columns_match_numpy(name, one_multiprocessor):
+    """Few columns of 4-byte elements down a long axis, split between the warps of a block: one
+    pass exactly (128 steps), passes with a partial last one (129, 300, 1000), and 150 columns of
+    2 elements, whose groups of 32 cross the outer dimension and leave a block part-empty."""
+    shapes = [(2, 128, 256), (2, 129, 256), (5, 300, 60), (1, 1000, 512)]
+    _column_scans(name, shapes, "sl_scan_cols_split<")
 
 
 SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")

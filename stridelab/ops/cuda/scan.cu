@@ -323,6 +323,80 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
     }
 }
 
+// Split columns: the columns scan's case (axis outer, innermost dimension shared) with too few
+// columns for a thread each to keep enough loads in flight. A block's warps share 32 columns
+// (vectors of V) and split each pass of 8 * R axis steps between them, R consecutive steps a warp:
+// every warp loads its R steps, the warps' totals meet in shared memory, and each warp then sums
+// and stores its steps from the total of all steps before them. Each element is read and written
+// once, with R loads in flight per thread whatever the number of columns. Blocks: groups of 32
+// columns (Geo.rows columns in all); no chunks.
+template <typename K, int V, int R>
+__global__ void __launch_bounds__(SL_THREADS) sl_scan_cols_split(const char* src_, char* dst_, const Geo g) {
+    typedef typename K::T T;
+    typedef typename K::A A;
+    typedef Pack<T, V> P;
+    constexpr int WARPS = SL_THREADS / 32;
+    __shared__ A totals[WARPS][V][32];
+    const T* src = reinterpret_cast<const T*>(src_);
+    T* dst = reinterpret_cast<T*>(dst_);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int exclusive = (int)g.exclusive;
+    for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
+        const long long u = b * 32 + lane;
+        const bool live = u < g.rows;
+        long long so = 0, dO = 0;
+        if (live) sl_decompose(g, u, so, dO);
+        A carry[V];  // total of the passes before, in every warp
+#pragma unroll
+        for (int j = 0; j < V; ++j) carry[j] = K::zero();
+        for (long long a0 = 0; a0 < g.na; a0 += WARPS * R) {
+            const long long k0 = a0 + warp * R;
+            const T* ps = src + so + k0 * g.sa;
+            P v[R];
+#pragma unroll
+            for (int q = 0; q < R; ++q)
+                v[q] = (live && k0 + q < g.na) ? *reinterpret_cast<const P*>(ps + q * g.sa) : P{};
+            A tot[V];
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                tot[j] = K::zero();
+#pragma unroll
+                for (int q = 0; q < R; ++q) tot[j] = tot[j] + K::in(v[q].v[j]);  // zeros past the axis
+                totals[warp][j][lane] = tot[j];
+            }
+            __syncthreads();
+            A acc[V];
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                acc[j] = carry[j];
+                for (int w = 0; w < warp; ++w) acc[j] = acc[j] + totals[w][j][lane];
+#pragma unroll
+                for (int w = 0; w < WARPS; ++w) carry[j] = carry[j] + totals[w][j][lane];
+            }
+            __syncthreads();
+            T* pd = dst + dO + k0 * g.da;
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+                if (live && k0 + q < g.na) {
+                    A r[V];
+#pragma unroll
+                    for (int j = 0; j < V; ++j) {
+                        const A x = K::in(v[q].v[j]);
+                        if (exclusive) {
+                            r[j] = (k0 + q == 0 && exclusive == 1) ? A(0) : acc[j];
+                            acc[j] = acc[j] + x;
+                        } else {
+                            acc[j] = acc[j] + x;
+                            r[j] = acc[j];
+                        }
+                    }
+                    sl_store(pd + q * g.da, sl_round<K, V>(r));
+                }
+            }
+        }
+    }
+}
+
 // Tiled kernels, for views whose innermost dimensions differ (e.g. NHWC in, NCHW out): shared
 // memory turns the source's coalesced order into the destination's. Blocks: (tiles, outer row);
 // each walks the whole axis, so no pass over the data is repeated. A side whose dimension has
