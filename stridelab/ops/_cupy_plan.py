@@ -88,10 +88,11 @@ _TRAITS_BYTES = {"F32": 4, "F16": 2, "U32": 4, "U16": 2}
 #: with the axis outside 54 -> 70), and six rows on those tiles ran 5-16% slower with it.
 COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
 #: Rows copies whose source steps by 2 or -2 take vectors of this many elements, by element size
-#: (16 bytes where not listed): smaller vectors give more blocks, and the (1, 2, 2, -2) slice's
-#: 1024 blocks of 16-byte vectors left half a wave idle. Measured: float16 4-byte vectors 21.1 ->
-#: 17.2 us against 8-byte ones, float32 8-byte vectors 29.6-30.3 -> 28.2 us against 16-byte ones.
-COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 2}
+#: (16 bytes where not listed): 8 bytes for float32 and float16. Measured on an H200, the (1, 2, 2,
+#: -2) slice of (16, 64, 256, 256): float32 8-byte vectors 28.4 us, 16-byte 29.0 us; float16
+#: 8-byte 15.4 us, 16-byte 15.6 us, 4-byte 17.2 us (4-byte ones were faster only while vector
+#: stores were split into 4-byte pieces, before sl_store).
+COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 4}
 SCAN_AX_TILES = {
     4: (((2, True, 32, 0),), (1, False, 32, 0)),
     2: (((8, True, 32, 0), (4, True, 64, 0), (4, True, 64, 8, 16), (2, True, 64, 8)), (2, False, 32, 0)),
