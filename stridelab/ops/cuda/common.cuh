@@ -70,6 +70,12 @@ template <typename T, int V> struct alignas(sizeof(T) * V) Pack {
     T v[V];
 };
 
+// 32-bit words of N bytes (a Pack moved as words).
+template <int N> struct Words;
+template <> struct Words<4> { typedef unsigned int type; };
+template <> struct Words<8> { typedef uint2 type; };
+template <> struct Words<16> { typedef uint4 type; };
+
 // A Pack of 8 or 16 bytes stored in one instruction of its full width: NVVM stored such Packs,
 // assembled in registers, through a Pack pointer as 4-byte pieces (a 16-byte one in four), and a
 // warp's narrow stores cost as many store instructions and L1 wavefronts. (4-byte Packs of 2-byte

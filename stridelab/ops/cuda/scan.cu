@@ -64,18 +64,22 @@ struct U16 {
     static __device__ __forceinline__ T out(A a) { return (unsigned short)a; }
 };
 
-// Inclusive scan of tot over segments of L lanes (p = position in the segment): excl is the sum
-// of the segment's earlier lanes, seg the segment's total.
-template <typename K, typename A>
+// Inclusive scan of tot over segments of L consecutive lanes (p = position in the segment; L a
+// power of two, at most MAXL): excl is the sum of the segment's earlier lanes, seg the segment's
+// total. The shuffles span the warp and a lane adds only values from its own segment (p >= off),
+// so the steps are a straight line of log2(MAXL) whatever L is: a loop over a run-time L cost a
+// branch and a convergence check per step.
+template <typename K, int MAXL, typename A>
 __device__ __forceinline__ void sl_warp_scan(A tot, int L, int p, A& excl, A& seg) {
     A incl = tot;
-    for (int off = 1; off < L; off <<= 1) {
-        const A y = __shfl_up_sync(0xffffffffu, incl, off, L);
+#pragma unroll
+    for (int off = 1; off < MAXL; off <<= 1) {
+        const A y = __shfl_up_sync(0xffffffffu, incl, off);
         if (p >= off) incl = incl + y;
     }
-    excl = __shfl_up_sync(0xffffffffu, incl, 1, L);
-    if (p == 0) excl = K::zero();
-    seg = __shfl_sync(0xffffffffu, incl, L - 1, L);
+    const A before = __shfl_up_sync(0xffffffffu, incl, 1);
+    excl = p == 0 ? K::zero() : before;
+    seg = __shfl_sync(0xffffffffu, incl, (threadIdx.x & 31) | (L - 1));
 }
 
 // Value of element j of a group whose inclusive local sums are run[] and whose earlier elements
@@ -105,22 +109,24 @@ __device__ __forceinline__ Pack<typename K::T, V> sl_round(const typename K::A (
     }
 }
 
-// Group of V consecutive axis elements starting at k, as stored (element j of the group in v[j]),
-// zeros past k1. V > 1: |stride| == 1 and one aligned vector; REV: stride -1, the vector ending at
-// element k is read and reversed. The group stays in its storage type until it is scanned, so a
-// lane's loads in flight take as few registers as the bytes they hold.
+// Group of V consecutive axis elements starting at k, as stored, zeros past k1: V == 1, one
+// element at stride sa; V > 1, |stride| == 1 and one aligned vector, in memory order (REV: stride
+// -1, the vector ending at element k, so element j of the group is v[V - 1 - j]). The group stays
+// in its storage type until it is scanned, so a lane's loads in flight take as few registers as the
+// bytes they hold, and a vector is loaded (or zeroed) as whole words: chosen element by element,
+// 2-byte elements cost a byte permutation each.
 template <typename K, int V, bool REV>
 __device__ __forceinline__ Pack<typename K::T, V> sl_load_group(const typename K::T* src, long long so, long long k,
                                                                 long long k1, long long sa) {
     typedef Pack<typename K::T, V> P;
-    if (k >= k1) return P{};
-    if (V == 1) return P{{src[so + k * sa]}};
-    if (!REV) return *reinterpret_cast<const P*>(src + so + k);
-    const P t = *reinterpret_cast<const P*>(src + so - k - (V - 1));
-    P x;
-#pragma unroll
-    for (int j = 0; j < V; ++j) x.v[j] = t.v[V - 1 - j];
-    return x;
+    if constexpr (V == 1) {
+        return k < k1 ? P{{src[so + k * sa]}} : P{};
+    } else {
+        typedef typename Words<sizeof(P)>::type W;
+        W w{};
+        if (k < k1) w = *reinterpret_cast<const W*>(src + (REV ? so - k - (V - 1) : so + k));
+        return *reinterpret_cast<const P*>(&w);
+    }
 }
 
 // Group of V values r[] of consecutive axis elements starting at k, rounded and stored (REV: at
@@ -184,12 +190,14 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
 #pragma unroll
             for (int c = 0; c < C; ++c) {
                 const long long k = kb + (long long)c * L * V;
-                A x[V];
-                x[0] = K::in(raw[c].v[0]);
+                A x[V];  // inclusive, within the group
 #pragma unroll
-                for (int j = 1; j < V; ++j) x[j] = x[j - 1] + K::in(raw[c].v[j]);  // inclusive, within the group
+                for (int j = 0; j < V; ++j) {
+                    const A e = K::in(raw[c].v[REV ? V - 1 - j : j]);
+                    x[j] = j == 0 ? e : x[j - 1] + e;
+                }
                 A excl, seg;
-                sl_warp_scan<K>(x[V - 1], L, p, excl, seg);
+                sl_warp_scan<K, 32>(x[V - 1], L, p, excl, seg);
                 if (!partial && k < k1) {
                     const A base = carry + excl;
                     A r[V];
@@ -466,7 +474,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
 #pragma unroll
                 for (int e = 1; e < E; ++e) x[r][e] = x[r][e - 1] + x[r][e];
                 A excl, seg;
-                sl_warp_scan<K>(x[r][E - 1], L, p, excl, seg);
+                sl_warp_scan<K, L>(x[r][E - 1], L, p, excl, seg);
                 const A base = carry[r] + excl;
 #pragma unroll
                 for (int e = 0; e < E; ++e)
@@ -547,7 +555,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
 #pragma unroll
                 for (int e = 1; e < E; ++e) run[e] = run[e - 1] + run[e];
                 A excl, seg;
-                sl_warp_scan<K>(run[E - 1], 32, lane, excl, seg);
+                sl_warp_scan<K, 32>(run[E - 1], 32, lane, excl, seg);
                 const A base = carry[r] + excl;
                 if (x0 + x < g.nx) {
                     P o;
