@@ -160,8 +160,9 @@ def _scan_kernels() -> tuple[str, ...]:
     names = []
     for traits, e in _TRAITS_BYTES.items():
         v = VECTOR_BYTES // e
-        names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false>"]
-        names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}>" for c in LINES_VECTORS for b in ("false", "true")]
+        for x in ("false", "true"):
+            names += [f"sl_scan_lines<{traits}, 1, {LINES_SCALAR[e]}, false, {x}>"]
+            names += [f"sl_scan_lines<{traits}, {v}, {c}, {b}, {x}>" for c in LINES_VECTORS for b in ("false", "true")]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}, false>" for w in _vector_widths(e)]
         piped = [w for w in _vector_widths(e) if w * e <= COLS_PIPELINE[0]]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}, true>" for w in piped]
@@ -446,7 +447,7 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     units = rows * nchunks
     nblocks = _cdiv(units, (THREADS // 32) * (32 // lanes))
     geo = _geo(outer, na=na, sa=sa, da=da, chunk=chunk, nchunks=nchunks, nblocks=nblocks, lanes=lanes, exclusive=ex)
-    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {'true' if rev else 'false'}>"
+    kernel = f"sl_scan_lines<{traits}, {v}, {c}, {str(rev).lower()}, {str(ex != 0).lower()}>"
     launch = _launch(kernel, nblocks, (THREADS, 1), geo)
     if nchunks == 1:
         return ScanPlan(shift_s, shift_d, launch)

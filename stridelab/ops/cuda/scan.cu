@@ -153,8 +153,9 @@ __device__ __forceinline__ void sl_store_group(typename K::T* dst, long long dO,
 // of a lane are in flight before the first segment is scanned. A short line takes few lanes and a
 // warp scans 32 / L lines at once. Units: (line, chunk), chunk fastest. partial != 0: write each
 // unit's total to partial[unit] and nothing to dst (first pass of a long line); carry_in != 0:
-// start at carry_in[unit].
-template <typename K, int V, int C, bool REV>
+// start at carry_in[unit]. EXCL: Geo.exclusive != 0, fixed at compile time, since choosing
+// between the two values of every element cost a select each (lines do little else per element).
+template <typename K, int V, int C, bool REV, bool EXCL>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, char* dst_, typename K::A* partial,
                                                             const typename K::A* carry_in, const Geo g) {
     typedef typename K::T T;
@@ -162,21 +163,24 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
     constexpr int G = V * C;
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
+    // L, G and so a step (L * G elements) are powers of two: shifts, not divisions, split the
+    // warp and the chunk (each thread scans a unit or two, so its set-up counts).
     const int lane = threadIdx.x & 31;
     const int L = (int)g.lanes;
+    const int lg = __ffs(L) - 1;
     const int p = lane & (L - 1);
     const int exclusive = (int)g.exclusive;
     const long long units = g.rows * g.nchunks;
-    const long long step = (long long)L * G;
-    const long long ntiles = sl_div(g.chunk + step - 1, step);
-    const long long per_block = (SL_THREADS / 32) * (32 / L);
+    const long long step = (long long)G << lg;
+    const long long ntiles = (g.chunk + step - 1) >> (lg + __ffs(G) - 1);
+    const long long per_block = (SL_THREADS / 32) << (5 - lg);
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        const long long unit = b * per_block + (threadIdx.x >> 5) * (32 / L) + lane / L;
+        const long long unit = b * per_block + ((threadIdx.x >> 5) << (5 - lg)) + (lane >> lg);
         long long so = 0, dO = 0, k0 = 0, k1 = 0;
         A carry = K::zero();
         if (unit < units) {
-            long long c;
-            const long long line = sl_div(unit, g.nchunks, c);
+            long long c = 0;
+            const long long line = g.nchunks == 1 ? unit : sl_div(unit, g.nchunks, c);
             sl_decompose(g, line, so, dO);
             k0 = c * g.chunk;
             k1 = min(k0 + g.chunk, g.na);
@@ -202,7 +206,11 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
                     const A base = carry + excl;
                     A r[V];
 #pragma unroll
-                    for (int j = 0; j < V; ++j) r[j] = sl_value<K, V>(base, x, j, exclusive, k == 0);
+                    for (int j = 0; j < V; ++j) {
+                        if (!EXCL) r[j] = base + x[j];
+                        else if (j != 0) r[j] = base + x[j - 1];
+                        else r[j] = k == 0 && exclusive == 1 ? A(0) : base;
+                    }
                     sl_store_group<K, V, REV>(dst, dO, k, g.da, r);
                 }
                 carry = carry + seg;
