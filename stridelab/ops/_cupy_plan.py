@@ -120,9 +120,9 @@ COLS_PIPELINE = (8, 128)
 #: COLS_SPLIT_BELOW threads per multiprocessor, but at least 4 blocks of 32 columns per
 #: multiprocessor) along an axis of at least 8 * steps are split: the 8 warps of a block share 32
 #: columns, each loading COLS_SPLIT[element size] consecutive steps of every pass
-#: (sl_scan_cols_split). On an H200, float32 (16, 64, 256, 256) along H: packed 142.6 -> 137.7 us,
-#: NHWC 141.4 -> 134.4 us; float16 measured slower split (packed H 74.0 -> 85.2 us, 76.7 with 8
-#: steps), so it is not split.
+#: (sl_scan_cols_split). On an H200, float32 (16, 64, 256, 256) along H: packed 142.6 -> 137.0 us,
+#: NHWC 141.4 -> 133.7 us; float16 split measured no faster (packed H 74.4 -> 74.8 us, NHWC W
+#: 74.7 -> 75.4 us; with 4-byte vectors 87.5 us), so it is not split.
 COLS_SPLIT_BELOW = 2048
 COLS_SPLIT = {4: 16}
 #: Lines scans of 16-byte vectors: vectors per lane per step (C, segments of a step), the most of

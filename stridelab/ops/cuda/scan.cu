@@ -385,9 +385,12 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols_split(const char* src
 #pragma unroll
             for (int j = 0; j < V; ++j) {
                 acc[j] = carry[j];
-                for (int w = 0; w < warp; ++w) acc[j] = acc[j] + totals[w][j][lane];
 #pragma unroll
-                for (int w = 0; w < WARPS; ++w) carry[j] = carry[j] + totals[w][j][lane];
+                for (int w = 0; w < WARPS; ++w) {
+                    const A t = totals[w][j][lane];
+                    if (w < warp) acc[j] = acc[j] + t;
+                    carry[j] = carry[j] + t;
+                }
             }
             __syncthreads();
             T* pd = dst + dO + k0 * g.da;
