@@ -14,9 +14,10 @@ look-up. The steps:
    both coalesced: rows (same innermost dimension; 16-byte vectors where sizes, strides and
    addresses allow), or a shared-memory tile (innermost dimensions differ, as NCHW against NHWC).
    A scan runs along lines (axis innermost: lanes of a warp share a line), down columns (axis
-   outer: a thread per column) or through a tile; a long line or column with little else to run
-   in parallel is cut into chunks, scanned in three passes (chunk totals, their exclusive scan,
-   the chunks again from those carries).
+   outer: a thread per column, or, for columns of 4-byte elements too few to fill the device, the
+   warps of a block sharing 32 columns and splitting the axis) or through a tile; a long line or
+   column with little else to run in parallel is cut into chunks, scanned in three passes (chunk
+   totals, their exclusive scan, the chunks again from those carries).
 
 The kernels' geometry is a flat tuple of 64-bit ints in the order of ``struct Geo`` in
 ``cuda/common.cuh`` (:data:`GEO_FIELDS`).
