@@ -25,7 +25,7 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 VARIANTS = {
     "defaults": {},
     "float16 split": {"COLS_SPLIT": {2: 16, 4: 16}},
-    "columns not split": {"COLS_SPLIT": {}},
+    "columns not split": {"COLS_SPLIT_BELOW": 0},
     "not double-buffered": {"COLS_PIPELINE": (0, 0)},
 }
 

@@ -280,18 +280,19 @@ def test_long_axes_on_vectors_match_numpy(name, planned_for):
                 _compare(gdst.get(), dst.buffer, dst, bound, dtype)
 
 
-def _column_scans(name: str, shapes, kernel: str):
-    """Scans along axis 1 of packed ``shapes``, planned for one multiprocessor, whose plan must be
-    the one launch of ``kernel``, against NumPy: in place or not, forwards or reversed."""
+def _column_scans(name: str, cases):
+    """Scans along axis 1 of packed shapes, planned for one multiprocessor, against NumPy: in place
+    or not, forwards or reversed. ``cases``: (sizes, the kernel the plan must launch, whether the
+    axis is cut into chunks and scanned in three passes)."""
     from stridelab.ops import _cupy_plan
 
     cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(5000 + SCAN_TYPES.index(name))
-    for sizes in shapes:
+    for sizes, kernel, chunked in cases:
         strides = (sizes[1] * sizes[2], sizes[2], 1)
         plan = _cupy_plan.plan_scan(name, sizes, strides, strides, 1, False, 0, 0, 1)
-        assert plan.first is None and plan.launch.kernel.startswith(kernel), plan.launch.kernel
+        assert (plan.launch.kernel, plan.first is not None) == (kernel, chunked)
         for in_place, reverse, exclusive in ((False, False, False), (True, False, True), (False, True, True)):
             src = BufferView(_values(rng, dtype, int(np.prod(sizes))), 0, sizes, strides)
             dst = src if in_place else BufferView(_values(rng, dtype, src.buffer.size), 0, sizes, strides)
@@ -305,36 +306,40 @@ def _column_scans(name: str, shapes, kernel: str):
             _compare(gdst.get(), dst.buffer, dst, bound, dtype)
 
 
-@pytest.fixture
-def one_multiprocessor(monkeypatch):
-    from stridelab.ops import _cupy
-
-    monkeypatch.setattr(_cupy, "_sm_count", lambda device_id: 1)
-    _cupy._plan_scan.cache_clear()
-    yield
-    _cupy._plan_scan.cache_clear()
-
-
+@pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", SCAN_TYPES)
-def test_double_buffered_columns_match_numpy(name, one_multiprocessor, monkeypatch):
-    """Columns of 8-byte vectors down an axis of 128 steps or more, not cut into chunks, the
-    split columns kernel switched off: the double-buffered columns scan. Axis lengths end its loop
-    on either buffer (128, 136 steps: 16 and 17 batches of 8) and leave last steps for the smaller
-    batches (143, 255)."""
+def test_double_buffered_columns_match_numpy(name, planned_for, monkeypatch):
+    """Columns of 8-byte vectors down an axis of 128 steps or more, the split columns kernel
+    switched off: the double-buffered columns scan. Axis lengths end its loop on either buffer
+    (128, 136 steps: 16 and 17 batches of 8) and leave last steps for the smaller batches (143,
+    255); an axis of 6000 over 100 columns of vectors (and over 101 single columns) is cut into 40
+    chunks of 152 steps, whose totals pass writes nothing and whose last pass starts from carries."""
     from stridelab.ops import _cupy_plan
 
     monkeypatch.setattr(_cupy_plan, "COLS_SPLIT", {})
-    width = 512 if data_type(name).element_size == 2 else 256  # 128 columns of 4 or 2 elements
-    _column_scans(name, [(2, n, width) for n in (128, 136, 143, 255)], "sl_scan_cols<")
+    traits, size, _ = _cupy_plan.SCAN_TYPES[name]
+    v = 8 // size  # elements of an 8-byte vector
+    cases = [((2, n, 128 * v), f"sl_scan_cols<{traits}, {v}, 8, true>", False) for n in (128, 136, 143, 255)]
+    cases += [
+        ((1, 6000, 100 * v), f"sl_scan_cols<{traits}, {v}, 8, true>", True),
+        ((1, 6000, 101), f"sl_scan_cols<{traits}, 1, 8, true>", True),
+    ]
+    _column_scans(name, cases)
 
 
+@pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", ["FLOAT32", "UINT32"])
-def test_split_columns_match_numpy(name, one_multiprocessor):
+def test_split_columns_match_numpy(name, planned_for):
     """Few columns of 4-byte elements down a long axis, split between the warps of a block: one
-    pass exactly (128 steps), passes with a partial last one (129, 300, 1000), and 150 columns of
-    2 elements, whose groups of 32 cross the outer dimension and leave a block part-empty."""
-    shapes = [(2, 128, 256), (2, 129, 256), (5, 300, 60), (1, 1000, 512)]
-    _column_scans(name, shapes, "sl_scan_cols_split<")
+    pass exactly (128 steps), passes with a partial last one (129, 300, 1000), 150 columns of 2
+    elements, whose groups of 32 cross the outer dimension and leave a block part-empty, and columns
+    of single elements (129 wide) and of 4-element vectors."""
+    traits = "F32" if name == "FLOAT32" else "U32"
+    pairs = f"sl_scan_cols_split<{traits}, 2, 16>"
+    cases = [((2, 128, 256), pairs, False), ((2, 129, 256), pairs, False), ((5, 300, 60), pairs, False)]
+    cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), f"sl_scan_cols_split<{traits}, 1, 16>", False)]
+    cases += [((1, 130, 2048), f"sl_scan_cols_split<{traits}, 4, 16>", False)]
+    _column_scans(name, cases)
 
 
 SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")

@@ -108,11 +108,11 @@ SCAN_OUTER_TILES = {
 }
 #: Columns scans take the widest vectors that fit, or vectors of at most COLS_FEW_VECTOR_BYTES
 #: where the widest would leave fewer threads than this per multiprocessor; each thread loads
-#: COLS_STEPS steps ahead. Columns of vectors of at most COLS_PIPELINE[0] bytes along an axis of
-#: at least COLS_PIPELINE[1] steps are double-buffered: the next steps are loaded before the
-#: current ones are summed and stored (on an H200, packed (16, 64, 256, 256) along H: float16
-#: 75.4 -> 74.1 us, float32 143.5 -> 142.0 us; 16 steps ahead without it: 75.4, 143.0 us).
-#: Chunks of a cut axis are whole multiples of COLS_STEPS steps.
+#: COLS_STEPS steps ahead. Columns of vectors of at most COLS_PIPELINE[0] bytes along a chunk of at
+#: least COLS_PIPELINE[1] steps (the whole axis where it is not cut) are double-buffered: the next
+#: steps are loaded before the current ones are summed and stored (on an H200, packed (16, 64, 256,
+#: 256) along H: float16 75.4 -> 74.1 us, float32 143.5 -> 142.0 us; 16 steps ahead without it:
+#: 75.4, 143.0 us). Chunks of a cut axis are whole multiples of COLS_STEPS steps.
 COLS_THREADS_PER_SM = 512
 COLS_FEW_VECTOR_BYTES = 8
 COLS_STEPS = 8
@@ -192,7 +192,8 @@ class Launch:
     @property
     def carries(self) -> bool:
         """Whether the kernel takes the two chunk-total pointers (``partial``, ``carry_in``) after
-        ``src`` and ``dst``: the lines and columns scans do, the tiled scans and copies do not."""
+        ``src`` and ``dst``: the lines and columns scans do; the split columns scan, the tiled scans
+        and the copies do not."""
         return self.kernel.startswith(("sl_scan_lines<", "sl_scan_cols<"))
 
 

@@ -38,11 +38,6 @@ __device__ __forceinline__ long long sl_div(long long a, long long b, long long&
     return q;
 }
 
-__device__ __forceinline__ long long sl_div(long long a, long long b) {
-    long long rem;
-    return sl_div(a, b, rem);
-}
-
 // Element offsets (source and destination) of outer row r: r is split over the outer dimensions,
 // innermost first.
 __device__ __forceinline__ void sl_decompose(const Geo& g, long long r, long long& so, long long& dO) {
@@ -76,20 +71,33 @@ template <> struct Words<4> { typedef unsigned int type; };
 template <> struct Words<8> { typedef uint2 type; };
 template <> struct Words<16> { typedef uint4 type; };
 
+// The bits of a value of one type as another of the same size (a Pack as words, or words as a
+// Pack), through a union rather than a pointer cast, which aliasing rules leave undefined (NVRTC
+// has no __builtin_memcpy); the copy is register moves.
+template <typename To, typename From>
+__device__ __forceinline__ To sl_bits(const From& from) {
+    static_assert(sizeof(To) == sizeof(From), "same size");
+    union {
+        From from;
+        To to;
+    } u{from};
+    return u.to;
+}
+
 // A Pack of 8 or 16 bytes stored in one instruction of its full width: NVVM stored such Packs,
 // assembled in registers, through a Pack pointer as 4-byte pieces (a 16-byte one in four), and a
-// warp's narrow stores cost as many store instructions and L1 wavefronts. (4-byte Packs of 2-byte
-// elements, stored as two halves, measured faster that way in the stride-2 slice: 17.2 against
-// 18.0 us.)
+// warp's narrow stores cost as many store instructions and L1 wavefronts. Smaller Packs are stored
+// as the compiler chooses (4-byte ones of 2-byte elements go out as two halves; one 4-byte store
+// measured slower in the slice that then used them, 18.0 against 17.2 us).
 template <typename P>
 __device__ __forceinline__ void sl_store(void* at, const P& p) {
     if constexpr (sizeof(P) == 16) {
-        const uint4 w = *reinterpret_cast<const uint4*>(&p);
+        const uint4 w = sl_bits<uint4>(p);
         asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(at)), "r"(w.x), "r"(w.y),
                      "r"(w.z), "r"(w.w)
                      : "memory");
     } else if constexpr (sizeof(P) == 8) {
-        const uint2 w = *reinterpret_cast<const uint2*>(&p);
+        const uint2 w = sl_bits<uint2>(p);
         asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(__cvta_generic_to_global(at)), "r"(w.x), "r"(w.y)
                      : "memory");
     } else {

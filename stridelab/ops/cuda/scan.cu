@@ -100,7 +100,7 @@ __device__ __forceinline__ Pack<typename K::T, V> sl_round(const typename K::A (
         Pack<unsigned int, V / 2> w;
 #pragma unroll
         for (int j = 0; j < V; j += 2) w.v[j / 2] = K::out2(r[j], r[j + 1]);
-        return *reinterpret_cast<const Pack<typename K::T, V>*>(&w);
+        return sl_bits<Pack<typename K::T, V>>(w);
     } else {
         Pack<typename K::T, V> o;
 #pragma unroll
@@ -125,7 +125,7 @@ __device__ __forceinline__ Pack<typename K::T, V> sl_load_group(const typename K
         typedef typename Words<sizeof(P)>::type W;
         W w{};
         if (k < k1) w = *reinterpret_cast<const W*>(src + (REV ? so - k - (V - 1) : so + k));
-        return *reinterpret_cast<const P*>(&w);
+        return sl_bits<P>(w);
     }
 }
 
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_lines(const char* src_, ch
 // dimensions, innermost first in Geo) is shared with the source, so consecutive threads own
 // consecutive columns and every step along the axis is a coalesced load and store. With V > 1 a
 // thread owns V adjacent columns and moves them as one vector; it loads U steps before summing
-// them (more where few columns leave few threads), and the last k1 - k0 mod U steps of its chunk
+// them, and the last k1 - k0 mod U steps of its chunk
 // in batches of U / 2, U / 4, ... 1 (batches of a size fixed at compile time need no predicates
 // and so no more registers than the U-step batch). Units: (chunk, column), column fastest;
 // partial/carry_in as in sl_scan_lines, indexed [chunk][column * V + j].
@@ -237,28 +237,37 @@ __device__ __forceinline__ void sl_cols_load(const typename K::T*& ps, long long
     ps += N * sa;
 }
 
+// One step of V columns added to their running totals acc: the values to write there, rounded;
+// first: the step starts the axis of an exclusive scan of mode 1, whose first value is +0.
+template <typename K, int V>
+__device__ __forceinline__ Pack<typename K::T, V> sl_cols_step(const Pack<typename K::T, V>& v, typename K::A (&acc)[V],
+                                                               bool first, int exclusive) {
+    typedef typename K::A A;
+    A r[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        const A x = K::in(v.v[j]);
+        if (exclusive) {
+            r[j] = first ? A(0) : acc[j];
+            acc[j] = acc[j] + x;
+        } else {
+            acc[j] = acc[j] + x;
+            r[j] = acc[j];
+        }
+    }
+    return sl_round<K, V>(r);
+}
+
 // N loaded steps added to the running totals acc and written from pd (stride da) unless pd is
-// null; first: they start the axis of an exclusive scan (mode 1), whose first value is +0.
+// null; first: they start the axis of an exclusive scan (mode 1).
 template <typename K, int V, int N>
 __device__ __forceinline__ void sl_cols_sum(const Pack<typename K::T, V> (&v)[N], typename K::T*& pd, long long da,
                                             typename K::A (&acc)[V], bool first, int exclusive) {
-    typedef typename K::A A;
 #pragma unroll
     for (int q = 0; q < N; ++q) {
-        A r[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-            const A x = K::in(v[q].v[j]);
-            if (exclusive) {
-                r[j] = (first && q == 0) ? A(0) : acc[j];
-                acc[j] = acc[j] + x;
-            } else {
-                acc[j] = acc[j] + x;
-                r[j] = acc[j];
-            }
-        }
+        const Pack<typename K::T, V> o = sl_cols_step<K, V>(v[q], acc, first && q == 0, exclusive);
         if (pd) {
-            sl_store(pd, sl_round<K, V>(r));
+            sl_store(pd, o);
             pd += da;
         }
     }
@@ -331,7 +340,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
                 sl_cols_sum<K, V, U>(v, pd, g.da, acc, first, exclusive);
             }
         }
-        if (U > 1) sl_cols_tail<K, V, (U > 1 ? U / 2 : 1)>(ps, pd, g.sa, g.da, acc, first, exclusive, k, k1);
+        if constexpr (U > 1) sl_cols_tail<K, V, U / 2>(ps, pd, g.sa, g.da, acc, first, exclusive, k, k1);
         if (partial) {
 #pragma unroll
             for (int j = 0; j < V; ++j) partial[u * V + j] = acc[j];
@@ -396,21 +405,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols_split(const char* src
             T* pd = dst + dO + k0 * g.da;
 #pragma unroll
             for (int q = 0; q < R; ++q) {
-                if (live && k0 + q < g.na) {
-                    A r[V];
-#pragma unroll
-                    for (int j = 0; j < V; ++j) {
-                        const A x = K::in(v[q].v[j]);
-                        if (exclusive) {
-                            r[j] = (k0 + q == 0 && exclusive == 1) ? A(0) : acc[j];
-                            acc[j] = acc[j] + x;
-                        } else {
-                            acc[j] = acc[j] + x;
-                            r[j] = acc[j];
-                        }
-                    }
-                    sl_store(pd + q * g.da, sl_round<K, V>(r));
-                }
+                if (live && k0 + q < g.na)
+                    sl_store(pd + q * g.da, sl_cols_step<K, V>(v[q], acc, k0 + q == 0 && exclusive == 1, exclusive));
             }
         }
     }
