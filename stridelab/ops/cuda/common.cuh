@@ -53,6 +53,18 @@ __device__ __forceinline__ void sl_decompose(const Geo& g, long long r, long lon
     }
 }
 
+// Block b of a grid of tiles_x x tiles_y tiles of TILE x TILE per outer row: the first X and Y
+// of its tile and the element offsets (source and destination) of its outer row.
+template <int TILE>
+__device__ __forceinline__ void sl_tile_block(const Geo& g, long long b, long long& x0, long long& y0, long long& so,
+                                              long long& dO) {
+    long long tx, ty;
+    const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
+    x0 = tx * TILE;
+    y0 = ty * TILE;
+    sl_decompose(g, row, so, dO);
+}
+
 // Unsigned words of each element size: copies move bits, whatever the data type.
 template <int N> struct Bits;
 template <> struct Bits<1> { typedef unsigned char type; };

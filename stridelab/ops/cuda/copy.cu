@@ -86,11 +86,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_copy_tiled(const char* src_, ch
     T* __restrict__ dst = reinterpret_cast<T*>(dst_);
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long tx, ty;
-        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
-        const long long x0 = tx * TILE, y0 = ty * TILE;
-        long long so, dO;
-        sl_decompose(g, row, so, dO);
+        long long x0, y0, so, dO;
+        sl_tile_block<TILE>(g, b, x0, y0, so, dO);
         {  // in along X: thread (tl, tr) reads x = tl * W .. + W - 1, y = tr + q * ROWS
             const bool xin = x0 + tl * W < g.nx;
             const T* p = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy;

@@ -604,11 +604,8 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* 
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long tx, ty;
-        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
-        const long long x0 = tx * TILE, y0 = ty * TILE;
-        long long so, dO;
-        sl_decompose(g, row, so, dO);
+        long long x0, y0, so, dO;
+        sl_tile_block<TILE>(g, b, x0, y0, so, dO);
         // in: thread reads x = tl * W + j, y = tr + q * ROWS; out: it owns y = tl * W + j, x = tr + q * ROWS
         const T* ps = src + so + (x0 + tl * W) * g.sx + (y0 + tr) * g.sy;
         T* pd = dst + dO + (y0 + tl * W) * g.dy + (x0 + tr) * g.dx;
