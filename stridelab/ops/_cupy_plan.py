@@ -399,11 +399,11 @@ def plan_scan(
     if dst_in == a:
         if src_in in (None, a) or abs(sa) * esize <= 8 or small(src_in):
             return _scan_lines(ctx, shift_s, shift_d)
-        return _scan_tile_ay(ctx, shift_s, shift_d, src_in)
+        return _scan_tile_along(ctx, shift_s, shift_d, "ay", src_in)
     if src_in == a:
         if abs(da) * esize <= 8 or small(dst_in):
             return _scan_lines(ctx, shift_s, shift_d)
-        return _scan_tile_ax(ctx, shift_s, shift_d, dst_in)
+        return _scan_tile_along(ctx, shift_s, shift_d, "ax", dst_in)
     if src_in is None or src_in == dst_in or abs(dims[dst_in][1]) * esize <= 8 or small(src_in) or small(dst_in):
         return _scan_cols(ctx, shift_s, shift_d)
     return _scan_tile_an(ctx, shift_s, shift_d, src_in, dst_in)
@@ -511,33 +511,25 @@ def _axis_tile(tiles, na: int, unit_strides: bool, esize: int, src_align: int, d
     return scalar
 
 
-def _scan_tile_ax(ctx, shift_s: int, shift_d: int, y: int) -> ScanPlan:
+def _scan_tile_along(ctx, shift_s: int, shift_d: int, kind: str, i: int) -> ScanPlan:
+    """A tiled scan along the axis. ``kind`` "ax": the axis innermost in the source, dimension ``i``
+    (Y) in the destination; "ay": the mirror, dimension ``i`` (X) innermost in the source and the
+    axis in the destination. Vectors need stride 1 on the axis on the one side and on ``i`` on the
+    other."""
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
-    ny, sy, dy = others[y]
-    outer = [t for i, t in enumerate(others) if i != y]
-    strides = [sy, da, *(s for t in outer for s in t[1:])]
-    shape = _axis_tile(SCAN_AX_TILES[esize], na, sa == 1 and dy == 1, esize, src_align, dst_align, strides, ny)
-    tile = shape[2]
-    tiles_y = _cdiv(ny, tile)
-    nblocks = tiles_y * prod(t[0] for t in outer)
-    geo = _geo(outer, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex)
-    kernel = _axis_tile_kernel("ax", traits, shape)
-    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
-    return ScanPlan(shift_s, shift_d, launch)
-
-
-def _scan_tile_ay(ctx, shift_s: int, shift_d: int, x: int) -> ScanPlan:
-    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, *_ = ctx
-    nx, sx, dx = others[x]
-    outer = [t for i, t in enumerate(others) if i != x]
-    strides = [sa, dx, *(s for t in outer for s in t[1:])]
-    shape = _axis_tile(SCAN_AY_TILES[esize], na, sx == 1 and da == 1, esize, src_align, dst_align, strides, nx)
-    tile = shape[2]
-    tiles_x = _cdiv(nx, tile)
-    nblocks = tiles_x * prod(t[0] for t in outer)
-    geo = _geo(outer, nx=nx, sx=sx, dx=dx, na=na, sa=sa, da=da, tiles_x=tiles_x, nblocks=nblocks, exclusive=ex)
-    kernel = _axis_tile_kernel("ay", traits, shape)
-    launch = _launch(kernel, nblocks, (THREADS, 1), geo)
+    n, s, d = others[i]
+    outer = [t for j, t in enumerate(others) if j != i]
+    if kind == "ax":
+        tiles, unit, strides, dim = SCAN_AX_TILES, sa == 1 and d == 1, [s, da], "y"
+    else:
+        tiles, unit, strides, dim = SCAN_AY_TILES, s == 1 and da == 1, [sa, d], "x"
+    strides += [v for t in outer for v in t[1:]]
+    shape = _axis_tile(tiles[esize], na, unit, esize, src_align, dst_align, strides, n)
+    ntiles = _cdiv(n, shape[2])
+    nblocks = ntiles * prod(t[0] for t in outer)
+    fields = {f"n{dim}": n, f"s{dim}": s, f"d{dim}": d, f"tiles_{dim}": ntiles}
+    geo = _geo(outer, **fields, na=na, sa=sa, da=da, nblocks=nblocks, exclusive=ex)
+    launch = _launch(_axis_tile_kernel(kind, traits, shape), nblocks, (THREADS, 1), geo)
     return ScanPlan(shift_s, shift_d, launch)
 
 
