@@ -257,7 +257,7 @@ def _channels_last(sizes) -> tuple[int, ...]:
 def test_long_axes_on_vectors_match_numpy(name, planned_for):
     """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
     along the axis, the deeper loads of long columns, the vectorised tiles across the axis, and
-    (H of 264 between NCHW and NHWC) the few-blocks tile across it walking a long axis."""
+    (H of 264 between NCHW and NHWC) the few-blocks or the staged tile across it walking a long axis."""
     cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(4000 + SCAN_TYPES.index(name))
@@ -340,6 +340,43 @@ def test_split_columns_match_numpy(name, planned_for):
     cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), f"sl_scan_cols_split<{traits}, 1, 16>", False)]
     cases += [((1, 130, 2048), f"sl_scan_cols_split<{traits}, 4, 16>", False)]
     _column_scans(name, cases)
+
+
+@pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
+@pytest.mark.parametrize("name", SCAN_TYPES)
+def test_staged_tiles_match_numpy(name, planned_for):
+    """Scans along H between NHWC and NCHW (X innermost in the source, Y in the destination) that
+    take the staged tile, planned for one multiprocessor so that few tiles suffice: two whole
+    chunks of whole tiles, partial tiles along X and Y with a partial last chunk, tiles narrower
+    than the tile over an axis of many chunks, the mirror layout, and more tiles than the device
+    holds blocks at once; each inclusive and exclusive, forwards and reversed."""
+    from stridelab.ops import _cupy_plan
+
+    cupy_backend, numpy_backend = _backends()
+    traits, size, _ = _cupy_plan.SCAN_TYPES[name]
+    tx, ty, ch, stages = _cupy_plan.SCAN_STAGED_TILES[size]
+    kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}>"
+    dtype = data_type(name).numpy_dtype
+    rng = np.random.default_rng(6000 + SCAN_TYPES.index(name))
+    cases = [((2, tx, 2 * ch, ty), True), ((1, tx + 8, 2 * ch + 5, ty + 8), True), ((3, 8, 7 * ch + 1, 16), True)]
+    cases += [((2, 2 * ty + 8, 3 * ch, tx + 16), False), ((36, 2 * tx, 2 * ch, 4 * ty), True)]
+    for sizes, nhwc_in in cases:
+        packed = (sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1)
+        src_strides, dst_strides = (_channels_last(sizes), packed) if nhwc_in else (packed, _channels_last(sizes))
+        for reverse, exclusive in ((False, False), (False, True), (True, False), (True, True)):
+            n = int(np.prod(sizes))
+            src = BufferView(_values(rng, dtype, n), 0, sizes, src_strides)
+            dst = BufferView(_values(rng, dtype, n), 0, sizes, dst_strides)
+            if reverse:
+                src, dst = _reverse(src, 2), _reverse(dst, 2)
+            align = (src.offset * size % 16, dst.offset * size % 16)
+            plan = _cupy_plan.plan_scan(name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1)
+            assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
+            bound = _scan_bound(src, 2, exclusive, dtype) if dtype.kind == "f" else None
+            gsrc, gdst = cupy.asarray(src.buffer), cupy.asarray(dst.buffer)
+            cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), 2, exclusive)
+            numpy_backend.scan(src, dst, 2, exclusive)
+            _compare(gdst.get(), dst.buffer, dst, bound, dtype)
 
 
 SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")

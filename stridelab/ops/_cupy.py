@@ -62,6 +62,19 @@ def _kernel(name: str, device_id: int) -> Any:
 
 
 @functools.cache
+def _shared_kernel(name: str, device_id: int, shared: int) -> Any:
+    """The kernel, allowed ``shared`` bytes of dynamic shared memory (CUDA allows 48 KiB unless a
+    kernel is given more) and preferring shared memory to L1 for them."""
+    import cupy
+
+    kernel = _kernel(name, device_id)  # a cupy.RawKernel
+    with cupy.cuda.Device(device_id):
+        kernel.max_dynamic_shared_size_bytes = shared
+        kernel.preferred_shared_memory_carveout = 100
+    return kernel
+
+
+@functools.cache
 def _sm_count(device_id: int) -> int:
     import cupy
 
@@ -81,8 +94,8 @@ def _geo_argument(geo: tuple[int, ...]) -> tuple[np.ndarray, Any]:
 
 class _Ready(NamedTuple):
     """A launch with everything a call needs resolved once: the compiled kernel, grid and block,
-    the geometry argument (``geo`` points into ``values``, kept alive here) and how many pointers
-    the kernel takes before it."""
+    the geometry argument (``geo`` points into ``values``, kept alive here), how many pointers
+    the kernel takes before it, and its dynamic shared memory."""
 
     kernel: Any
     grid: tuple[int]
@@ -90,12 +103,16 @@ class _Ready(NamedTuple):
     geo: Any
     values: np.ndarray
     pointers: int
+    shared: int
 
 
 def _ready(launch: plans.Launch, device_id: int) -> _Ready:
     values, geo = _geo_argument(launch.geo)
-    kernel = _kernel(launch.kernel, device_id)
-    return _Ready(kernel, (launch.grid,), launch.block, geo, values, 4 if launch.carries else 2)
+    if launch.shared:
+        kernel = _shared_kernel(launch.kernel, device_id, launch.shared)
+    else:
+        kernel = _kernel(launch.kernel, device_id)
+    return _Ready(kernel, (launch.grid,), launch.block, geo, values, 4 if launch.carries else 2, launch.shared)
 
 
 class _ReadyScan(NamedTuple):
@@ -142,7 +159,7 @@ def _plan_scan(device_id: int, name: str, sizes, src_strides, dst_strides, axis:
 def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
     if len(pointers) != ready.pointers:  # the kernel would read its geometry from the wrong slot
         raise RuntimeError(f"the kernel takes {ready.pointers} pointers, not {len(pointers)}")
-    ready.kernel(ready.grid, ready.block, (*pointers, ready.geo))
+    ready.kernel(ready.grid, ready.block, (*pointers, ready.geo), shared_mem=ready.shared)
 
 
 def _device(src: BufferView, dst: BufferView) -> int:

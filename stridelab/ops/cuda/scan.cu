@@ -665,3 +665,104 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* 
         }
     }
 }
+
+// A 16-byte copy from global to shared memory that bypasses the registers (and L1): a block can
+// keep chunks of the axis in flight without a register for each piece.
+__device__ __forceinline__ void sl_copy_async16(void* to, const void* from) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned int)__cvta_generic_to_shared(to)),
+                 "l"(__cvta_generic_to_global(from))
+                 : "memory");
+}
+
+// The axis innermost in neither view, as sl_scan_tile_an, with wide tiles: a TX x TY tile (X
+// innermost in the source, Y in the destination, both with stride 1 and whole 16-byte vectors)
+// walks the axis in chunks of CH steps, each copied whole into shared memory (cp.async) STAGES - 1
+// chunks ahead of the one being summed, so that a block keeps tens of KiB of loads in flight
+// without a register for each: the grid has only as many blocks as tiles. Chunk c goes to buffer
+// c % STAGES; the barrier that ends a chunk frees its buffer for the chunk STAGES - 1 later.
+// Dynamic shared memory: STAGES x CH x TY x TX elements.
+template <typename K, int TX, int TY, int CH, int STAGES>
+__global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* src_, char* dst_, const Geo g) {
+    typedef typename K::T T;
+    typedef typename K::A A;
+    constexpr int V = 16 / sizeof(T);    // elements of a vector
+    constexpr int LX = TX / V;           // in: threads along a tile row of X
+    constexpr int RY = SL_THREADS / LX;  // in: rows of Y per pass
+    constexpr int PY = TY / RY;          // in: passes
+    constexpr int LY = TY / V;           // out: threads along Y
+    constexpr int RX = SL_THREADS / LY;  // out: rows of X per pass
+    constexpr int PX = TX / RX;          // out: passes
+    static_assert(PY * RY == TY && PX * RX == TX && LY <= LX && (LX & (LX - 1)) == 0, "tile shape");
+    extern __shared__ __align__(16) unsigned char sl_shared[];
+    T* const buffers = reinterpret_cast<T*>(sl_shared);
+    // Vector x / V of row y sits at vector (x / V) ^ (y / V): the threads of an out warp read one
+    // column of X at rows y, y + V, ..., which would share banks (rows are 128 bytes).
+    auto at = [&](int b, int s, int y, int x) {
+        return buffers + ((b * CH + s) * TY + y) * TX + (((x / V) ^ ((y / V) & (LX - 1))) * V) + x % V;
+    };
+    const T* src = reinterpret_cast<const T*>(src_);
+    T* dst = reinterpret_cast<T*>(dst_);
+    const int il = threadIdx.x % LX, ir = threadIdx.x / LX;    // in: x = il * V + e, y = ir + p * RY
+    const int ol = threadIdx.x % LY, orow = threadIdx.x / LY;  // out: y = ol * V + j, x = orow + p * RX
+    const int exclusive = (int)g.exclusive;
+    const long long nchunks = (g.na + CH - 1) / CH;
+    for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
+        long long tx, ty, so, dO;
+        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
+        sl_decompose(g, row, so, dO);
+        const long long x0 = tx * TX, y0 = ty * TY;
+        const T* ps = src + so + x0 + il * V + (y0 + ir) * g.sy;
+        const bool xin = x0 + il * V < g.nx;
+        // Copies chunk c into its buffer (nothing past the axis), as one group of this thread's.
+        auto issue = [&](long long c) {
+            const int steps = (int)max(0LL, min((long long)CH, g.na - c * CH));
+            const int buf = (int)(c % STAGES);
+#pragma unroll
+            for (int p = 0; p < PY; ++p) {
+                if (xin && y0 + ir + p * RY < g.ny) {
+                    const T* from = ps + p * RY * g.sy + c * CH * g.sa;
+                    for (int s = 0; s < steps; ++s) sl_copy_async16(at(buf, s, ir + p * RY, il * V), from + s * g.sa);
+                }
+            }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        };
+#pragma unroll
+        for (int c = 0; c < STAGES - 1; ++c) issue(c);
+        A acc[PX][V];
+#pragma unroll
+        for (int p = 0; p < PX; ++p) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) acc[p][j] = K::zero();
+        }
+        for (long long c = 0; c < nchunks; ++c) {
+            issue(c + STAGES - 1);
+            asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 1) : "memory");
+            __syncthreads();
+            const int buf = (int)(c % STAGES);
+            const long long k0 = c * CH;
+            const int steps = (int)min((long long)CH, g.na - k0);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+                const int x = orow + p * RX;
+                T* pd = dst + dO + (x0 + x) * g.dx + y0 + ol * V + k0 * g.da;
+                const bool out = x0 + x < g.nx && y0 + ol * V < g.ny;
+                for (int s = 0; s < steps; ++s) {
+                    A r[V];
+#pragma unroll
+                    for (int j = 0; j < V; ++j) {
+                        const A xv = K::in(*at(buf, s, ol * V + j, x));
+                        if (exclusive) {
+                            r[j] = (k0 + s == 0 && exclusive == 1) ? A(0) : acc[p][j];
+                            acc[p][j] = acc[p][j] + xv;
+                        } else {
+                            acc[p][j] = acc[p][j] + xv;
+                            r[j] = acc[p][j];
+                        }
+                    }
+                    if (out) sl_store(pd + s * g.da, sl_round<K, V>(r));
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
