@@ -327,6 +327,7 @@ def main(argv=None) -> None:
     table = Table(copy_gbps)
     for name in ("FLOAT32", "FLOAT16"):
         bench_dtype(table, name, args.reps)
+    copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in copy_gbps}
     issue_us, ready_us = small_call_us()
     spin = _spin()
     print(f"device: {device}; date: {datetime.date.today()}; shape {SHAPE}; median of {args.reps} runs")
@@ -336,6 +337,10 @@ def main(argv=None) -> None:
         "longer spin); call us: events around one call on an idle GPU; GB/s and 'of copy' use device us"
     )
     print("copy (device to device, same bytes): " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_gbps.items()))
+    print(
+        "the same copy again after the table (not used): "
+        + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_after.items())
+    )
     print(table.render(args.markdown))
     print(
         f"(1, 1, 3, 4) cumulative_summation wall time: {issue_us:.1f} us to issue, "

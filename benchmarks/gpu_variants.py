@@ -24,21 +24,22 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
-    "float16 split": {"COLS_SPLIT": {2: 16, 4: 16}},
-    "columns not split": {"COLS_SPLIT_BELOW": 0},
-    "not double-buffered": {"COLS_PIPELINE": (0, 0)},
+    "not staged": {"SCAN_STAGED_MIN_CHUNKS": 10**9},
+    "16 x 3 / 16 x 2": {"SCAN_STAGED_TILES": {2: (64, 32, 16, 3), 4: (32, 32, 16, 2)}},
+    "24 x 2 / 64x32 8 x 3": {"SCAN_STAGED_TILES": {2: (64, 32, 24, 2), 4: (64, 32, 8, 3)}},
+    "- / 64x32 8 x 2": {"SCAN_STAGED_TILES": {4: (64, 32, 8, 2)}},
 }
 
-#: (dtype, input layout, output layout, axis) scan rows below target in the last table, the packed
-#: float16 H row (at the 90% line) and the float32 rows the split columns take, as controls.
+#: (dtype, input layout, output layout, axis) scan rows: those across the axis (NHWC <-> NCHW
+#: along H), float16 NCHW -> NHWC along C, and the packed H rows near the 90% line.
 ROWS = [
     ("FLOAT16", "NHWC", "NCHW", 2),
     ("FLOAT32", "NHWC", "NCHW", 2),
-    ("FLOAT16", "NCHW", "NHWC", 1),
     ("FLOAT16", "NCHW", "NHWC", 2),
+    ("FLOAT32", "NCHW", "NHWC", 2),
+    ("FLOAT16", "NCHW", "NHWC", 1),
     ("FLOAT16", "NCHW", "NCHW", 2),
     ("FLOAT32", "NCHW", "NCHW", 2),
-    ("FLOAT32", "NHWC", "NHWC", 2),
 ]
 #: slice1 window strides timed on the packed tensor of each type.
 SLICES: list = []
