@@ -25,20 +25,21 @@ from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms,
 VARIANTS = {
     "defaults": {},
     "not staged": {"SCAN_STAGED_MIN_CHUNKS": 10**9},
-    "16 x 3 / 16 x 2": {"SCAN_STAGED_TILES": {2: (64, 32, 16, 3), 4: (32, 32, 16, 2)}},
-    "24 x 2 / 64x32 8 x 3": {"SCAN_STAGED_TILES": {2: (64, 32, 24, 2), 4: (64, 32, 8, 3)}},
-    "- / 64x32 8 x 2": {"SCAN_STAGED_TILES": {4: (64, 32, 8, 2)}},
+    "no columns split": {"COLS_SPLIT_BELOW": 0},
+    "float16 split unbounded": {"COLS_SPLIT": {2: (8, 16, 0)}},
 }
 
 #: (dtype, input layout, output layout, axis) scan rows: those across the axis (NHWC <-> NCHW
-#: along H), float16 NCHW -> NHWC along C, and the packed H rows near the 90% line.
+#: along H, the staged tiles), those the float16 split columns take (packed and NHWC along H, NHWC
+#: along W), float16 NCHW -> NHWC along C, and float32 packed H (split columns) as a control.
 ROWS = [
     ("FLOAT16", "NHWC", "NCHW", 2),
     ("FLOAT32", "NHWC", "NCHW", 2),
     ("FLOAT16", "NCHW", "NHWC", 2),
-    ("FLOAT32", "NCHW", "NHWC", 2),
-    ("FLOAT16", "NCHW", "NHWC", 1),
     ("FLOAT16", "NCHW", "NCHW", 2),
+    ("FLOAT16", "NHWC", "NHWC", 2),
+    ("FLOAT16", "NHWC", "NHWC", 3),
+    ("FLOAT16", "NCHW", "NHWC", 1),
     ("FLOAT32", "NCHW", "NCHW", 2),
 ]
 #: slice1 window strides timed on the packed tensor of each type.

@@ -335,10 +335,24 @@ def test_split_columns_match_numpy(name, planned_for):
     elements, whose groups of 32 cross the outer dimension and leave a block part-empty, and columns
     of single elements (129 wide) and of 4-element vectors."""
     traits = "F32" if name == "FLOAT32" else "U32"
-    pairs = f"sl_scan_cols_split<{traits}, 2, 16>"
+    pairs = f"sl_scan_cols_split<{traits}, 2, 16, 0>"
     cases = [((2, 128, 256), pairs, False), ((2, 129, 256), pairs, False), ((5, 300, 60), pairs, False)]
-    cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), f"sl_scan_cols_split<{traits}, 1, 16>", False)]
-    cases += [((1, 130, 2048), f"sl_scan_cols_split<{traits}, 4, 16>", False)]
+    cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), f"sl_scan_cols_split<{traits}, 1, 16, 0>", False)]
+    cases += [((1, 130, 2048), f"sl_scan_cols_split<{traits}, 4, 16, 0>", False)]
+    _column_scans(name, cases)
+
+
+@pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
+@pytest.mark.parametrize("name", ["FLOAT16", "UINT16"])
+def test_split_columns_of_16_byte_vectors_match_numpy(name, planned_for):
+    """Few columns of 2-byte elements in 16-byte vectors, split between the warps of a block (8
+    steps a warp, 64 a pass): one pass exactly, partial passes (65, 300, 1000 steps), 150 columns
+    whose groups of 32 cross the outer dimension and leave a block part-empty; columns whose
+    vectors are narrower (1028 wide: 8-byte vectors) are not split."""
+    traits = "F16" if name == "FLOAT16" else "U16"
+    split = f"sl_scan_cols_split<{traits}, 8, 8, 2>"
+    cases = [((2, 64, 1024), split, False), ((2, 65, 1024), split, False), ((5, 300, 240), split, False)]
+    cases += [((1, 1000, 2048), split, False), ((1, 100, 1028), f"sl_scan_cols<{traits}, 4, 8, false>", False)]
     _column_scans(name, cases)
 
 

@@ -131,15 +131,19 @@ COLS_THREADS_PER_SM = 512
 COLS_FEW_VECTOR_BYTES = 8
 COLS_STEPS = 8
 COLS_PIPELINE = (8, 128)
-#: Columns of 4-byte elements too few for a thread each to fill the device (fewer than
-#: COLS_SPLIT_BELOW threads per multiprocessor, but at least 4 blocks of 32 columns per
-#: multiprocessor) along an axis of at least 8 * steps are split: the 8 warps of a block share 32
-#: columns, each loading COLS_SPLIT[element size] consecutive steps of every pass
-#: (sl_scan_cols_split). On an H200, float32 (16, 64, 256, 256) along H: packed 142.6 -> 137.0 us,
-#: NHWC 141.4 -> 133.7 us; float16 split measured no faster (packed H 74.4 -> 74.8 us, NHWC W
-#: 74.7 -> 75.4 us; with 4-byte vectors 87.5 us), so it is not split.
+#: Columns too few for a thread each to fill the device (fewer than COLS_SPLIT_BELOW threads per
+#: multiprocessor, but at least 4 blocks of 32 columns per multiprocessor) along an axis of at
+#: least 8 * steps are split: the 8 warps of a block share 32 columns, each loading steps
+#: consecutive steps of every pass (sl_scan_cols_split). COLS_SPLIT[element size] = (steps,
+#: vector bytes, MINB): 0 bytes, the vectors the columns scan would take; else vectors of these
+#: bytes (columns without them are not split: float16 in 4-byte vectors took 87.5 us); MINB as for
+#: SCAN_OUTER_TILES (2: at most 128 registers a thread, two blocks a multiprocessor). On an H200,
+#: (16, 64, 256, 256) along H: float32 packed 142.6 -> 137.0 us, NHWC 141.4 -> 133.7 us; float16
+#: packed 73.9 -> 72.9-73.1 us, NHWC 73.7 -> 71.1-71.3 us, NHWC along W 74.5 -> 75.1-75.4 us
+#: (float16 with 16 steps: packed 74.6 us in 8-byte vectors, 81.1 us in 16-byte ones; 4 steps
+#: 80.9-82.1 us; 8 steps of 8-byte vectors 74.8 us).
 COLS_SPLIT_BELOW = 2048
-COLS_SPLIT = {4: 16}
+COLS_SPLIT = {4: (16, 0, 0), 2: (8, 16, 2)}
 #: Lines scans of 16-byte vectors: vectors per lane per step (C, segments of a step), the most of
 #: these that leaves each line at least LINES_MIN_LANES lanes (more vectors in flight per lane, but
 #: each load instruction then covers shorter runs of each line); element-by-element lines take
@@ -186,7 +190,9 @@ def _scan_kernels() -> tuple[str, ...]:
         piped = [w for w in _vector_widths(e) if w * e <= COLS_PIPELINE[0]]
         names += [f"sl_scan_cols<{traits}, {w}, {COLS_STEPS}, true>" for w in piped]
         if e in COLS_SPLIT:
-            names += [f"sl_scan_cols_split<{traits}, {w}, {COLS_SPLIT[e]}>" for w in _vector_widths(e)]
+            steps, vector_bytes, minb = COLS_SPLIT[e]
+            widths = [vector_bytes // e] if vector_bytes else _vector_widths(e)
+            names += [f"sl_scan_cols_split<{traits}, {w}, {steps}, {minb}>" for w in widths]
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
             names += [_axis_tile_kernel(kind, traits, t) for t in (*vectorised, scalar)]
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}, {m}>" for t, s, w, m in dict.fromkeys(SCAN_OUTER_TILES[e])]
@@ -479,24 +485,36 @@ def _scan_lines(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     return ScanPlan(shift_s, shift_d, launch, launch, units, acc, partials)
 
 
+def _columns(outer: list[Dim], v: int) -> list[Dim]:
+    """The outer dimensions with the innermost one counted in vectors of ``v`` elements."""
+    if v == 1:
+        return outer
+    nx = outer[-1][0]
+    return [*outer[:-1], (nx // v, v, v)]
+
+
 def _scan_cols(ctx, shift_s: int, shift_d: int) -> ScanPlan:
     data_type, traits, esize, outer, (na, sa, da), ex, src_align, dst_align, sm_count, chunks = ctx
-    v = 1
+    widest = 1  # elements of the widest vectors that fit, along the innermost dimension
     if outer and outer[-1][1] == outer[-1][2] == 1:
-        nx = outer[-1][0]
         strides = [sa, da, *(s for t in outer[:-1] for s in t[1:])]
-        widths = [w for w in _vector_widths(esize) if _vectors_fit(w, esize, src_align, dst_align, strides, nx)]
-        v = widths[-1]
-        if prod(t[0] for t in outer) // v < sm_count * COLS_THREADS_PER_SM:  # few columns: more threads
-            v = min(v, max(1, COLS_FEW_VECTOR_BYTES // esize))
-        outer = [*outer[:-1], (nx // v, v, v)]
-    cols = prod(t[0] for t in outer)
-    split = COLS_SPLIT.get(esize)
-    if split and sm_count * 32 * 4 <= cols < sm_count * COLS_SPLIT_BELOW and na >= 8 * split:
-        nblocks = _cdiv(cols, 32)
-        geo = _geo(outer, na=na, sa=sa, da=da, nblocks=nblocks, exclusive=ex)
-        kernel = f"sl_scan_cols_split<{traits}, {v}, {split}>"
-        return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo))
+        fit = [w for w in _vector_widths(esize) if _vectors_fit(w, esize, src_align, dst_align, strides, outer[-1][0])]
+        widest = fit[-1]
+    elements = prod(t[0] for t in outer)
+    v = widest
+    if elements // v < sm_count * COLS_THREADS_PER_SM:  # few columns: more threads
+        v = min(v, max(1, COLS_FEW_VECTOR_BYTES // esize))
+    if esize in COLS_SPLIT:
+        steps, vector_bytes, minb = COLS_SPLIT[esize]
+        sv = vector_bytes // esize if vector_bytes else v
+        cols = elements // sv
+        if sv <= widest and sm_count * 32 * 4 <= cols < sm_count * COLS_SPLIT_BELOW and na >= 8 * steps:
+            nblocks = _cdiv(cols, 32)
+            geo = _geo(_columns(outer, sv), na=na, sa=sa, da=da, nblocks=nblocks, exclusive=ex)
+            kernel = f"sl_scan_cols_split<{traits}, {sv}, {steps}, {minb}>"
+            return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo))
+    outer = _columns(outer, v)
+    cols = elements // v
     nchunks, chunk = 1, na
     if chunks and cols < sm_count * 128 and na >= 64:
         nchunks = min(_cdiv(sm_count * 2048 * 2, cols), _cdiv(na, 16))
