@@ -369,7 +369,6 @@ def test_staged_tiles_match_numpy(name, planned_for):
     cupy_backend, numpy_backend = _backends()
     traits, size, _ = _cupy_plan.SCAN_TYPES[name]
     tx, ty, ch, stages = _cupy_plan.SCAN_STAGED_TILES[size]
-    kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}>"
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(6000 + SCAN_TYPES.index(name))
     cases = [((2, tx, 2 * ch, ty), True), ((1, tx + 8, 2 * ch + 5, ty + 8), True), ((3, 8, 7 * ch + 1, 16), True)]
@@ -385,6 +384,7 @@ def test_staged_tiles_match_numpy(name, planned_for):
                 src, dst = _reverse(src, 2), _reverse(dst, 2)
             align = (src.offset * size % 16, dst.offset * size % 16)
             plan = _cupy_plan.plan_scan(name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1)
+            kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}, {str(exclusive).lower()}>"
             assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
             bound = _scan_bound(src, 2, exclusive, dtype) if dtype.kind == "f" else None
             gsrc, gdst = cupy.asarray(src.buffer), cupy.asarray(dst.buffer)

@@ -175,8 +175,8 @@ def _axis_tile_kernel(kind: str, traits: str, tile: tuple) -> str:
     return f"sl_scan_tile_{kind}<{traits}, {e}, {t}, {str(vec).lower()}, {minb}{extra}>"
 
 
-def _staged_kernel(traits: str, shape: tuple[int, int, int, int]) -> str:
-    return f"sl_scan_tile_staged<{traits}, {', '.join(map(str, shape))}>"
+def _staged_kernel(traits: str, shape: tuple[int, int, int, int], exclusive: bool) -> str:
+    return f"sl_scan_tile_staged<{traits}, {', '.join(map(str, shape))}, {str(exclusive).lower()}>"
 
 
 def _scan_kernels() -> tuple[str, ...]:
@@ -196,7 +196,7 @@ def _scan_kernels() -> tuple[str, ...]:
         for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
             names += [_axis_tile_kernel(kind, traits, t) for t in (*vectorised, scalar)]
         names += [f"sl_scan_tile_an<{traits}, {t}, {s}, {w}, {m}>" for t, s, w, m in dict.fromkeys(SCAN_OUTER_TILES[e])]
-        names.append(_staged_kernel(traits, SCAN_STAGED_TILES[e]))
+        names += [_staged_kernel(traits, SCAN_STAGED_TILES[e], x) for x in (False, True)]
     return tuple(names)
 
 
@@ -619,5 +619,5 @@ def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPl
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
-    kernel = _staged_kernel(traits, (tx, ty, ch, stages))
+    kernel = _staged_kernel(traits, (tx, ty, ch, stages), ex != 0)
     return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo, stages * ch * ty * tx * esize))

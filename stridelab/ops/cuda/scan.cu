@@ -681,8 +681,9 @@ __device__ __forceinline__ void sl_copy_async16(void* to, const void* from) {
 // chunks ahead of the one being summed, so that a block keeps tens of KiB of loads in flight
 // without a register for each: the grid has only as many blocks as tiles. Chunk c goes to buffer
 // c % STAGES; the barrier that ends a chunk frees its buffer for the chunk STAGES - 1 later.
-// Dynamic shared memory: STAGES x CH x TY x TX elements.
-template <typename K, int TX, int TY, int CH, int STAGES>
+// Dynamic shared memory: STAGES x CH x TY x TX elements. EXCL: an exclusive scan, instantiated
+// apart so that a whole chunk's steps unroll without a select per element.
+template <typename K, int TX, int TY, int CH, int STAGES, bool EXCL>
 __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
@@ -735,6 +736,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
 #pragma unroll
             for (int j = 0; j < V; ++j) acc[p][j] = K::zero();
         }
+        const bool first_zero = EXCL && exclusive == 1;  // the axis's first value is +0
         for (long long c = 0; c < nchunks; ++c) {
             issue(c + STAGES - 1);
             asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 1) : "memory");
@@ -745,22 +747,36 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
 #pragma unroll
             for (int p = 0; p < PX; ++p) {
                 const int x = orow + p * RX;
+                const T* column[V];  // step s of column (x, ol * V + j) is column[j][s * TY * TX]
+#pragma unroll
+                for (int j = 0; j < V; ++j) column[j] = at(buf, 0, ol * V + j, x);
                 T* pd = dst + dO + (x0 + x) * g.dx + y0 + ol * V + k0 * g.da;
                 const bool out = x0 + x < g.nx && y0 + ol * V < g.ny;
-                for (int s = 0; s < steps; ++s) {
+                auto step = [&](int s) {
                     A r[V];
 #pragma unroll
                     for (int j = 0; j < V; ++j) {
-                        const A xv = K::in(*at(buf, s, ol * V + j, x));
-                        if (exclusive) {
-                            r[j] = (k0 + s == 0 && exclusive == 1) ? A(0) : acc[p][j];
+                        const A xv = K::in(column[j][s * TY * TX]);
+                        if constexpr (EXCL) {
+                            r[j] = acc[p][j];
                             acc[p][j] = acc[p][j] + xv;
                         } else {
                             acc[p][j] = acc[p][j] + xv;
                             r[j] = acc[p][j];
                         }
                     }
-                    if (out) sl_store(pd + s * g.da, sl_round<K, V>(r));
+                    if (EXCL && s == 0 && k0 == 0 && first_zero) {
+#pragma unroll
+                        for (int j = 0; j < V; ++j) r[j] = A(0);
+                    }
+                    if (out) sl_store(pd, sl_round<K, V>(r));
+                    pd += g.da;
+                };
+                if (steps == CH) {
+#pragma unroll
+                    for (int s = 0; s < CH; ++s) step(s);
+                } else {
+                    for (int s = 0; s < steps; ++s) step(s);
                 }
             }
             __syncthreads();
