@@ -364,7 +364,7 @@ def test_staged_tiles_match_numpy(name, planned_for):
     chunks of whole tiles, partial tiles along X and Y with a partial last chunk, tiles narrower
     than the tile over an axis of many chunks, the mirror layout, and more tiles than the device
     holds blocks at once; each inclusive and exclusive, forwards and reversed."""
-    from stridelab.ops import _cupy_plan
+    from stridelab.ops import _cupy, _cupy_plan
 
     cupy_backend, numpy_backend = _backends()
     traits, size, _ = _cupy_plan.SCAN_TYPES[name]
@@ -383,7 +383,9 @@ def test_staged_tiles_match_numpy(name, planned_for):
             if reverse:
                 src, dst = _reverse(src, 2), _reverse(dst, 2)
             align = (src.offset * size % 16, dst.offset * size % 16)
-            plan = _cupy_plan.plan_scan(name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1)
+            plan = _cupy_plan.plan_scan(
+                name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1, shared_limit=_cupy._shared_limit(0)
+            )
             kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}, {str(exclusive).lower()}>"
             assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
             bound = _scan_bound(src, 2, exclusive, dtype) if dtype.kind == "f" else None

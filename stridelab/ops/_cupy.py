@@ -82,6 +82,15 @@ def _sm_count(device_id: int) -> int:
     return int(runtime.deviceGetAttribute(runtime.cudaDevAttrMultiProcessorCount, device_id))
 
 
+@functools.cache
+def _shared_limit(device_id: int) -> int:
+    """Bytes of shared memory a block may be given on the device (opting in beyond 48 KiB)."""
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    return int(runtime.deviceGetAttribute(runtime.cudaDevAttrMaxSharedMemoryPerBlockOptin, device_id))
+
+
 @functools.lru_cache(maxsize=4096)
 def _geo_argument(geo: tuple[int, ...]) -> tuple[np.ndarray, Any]:
     """``struct Geo`` as kernel argument: CuPy passes a ``CPointer`` through as the address of the
@@ -152,7 +161,10 @@ def _plan_copy(device_id: int, esize: int, sizes, src_strides, dst_strides, src_
 
 @functools.lru_cache(maxsize=2048)
 def _plan_scan(device_id: int, name: str, sizes, src_strides, dst_strides, axis: int, exclusive: bool, align: tuple):
-    plan = plans.plan_scan(name, sizes, src_strides, dst_strides, axis, exclusive, *align, _sm_count(device_id))
+    plan = plans.plan_scan(
+        name, sizes, src_strides, dst_strides, axis, exclusive, *align, _sm_count(device_id),
+        shared_limit=_shared_limit(device_id),
+    )  # fmt: skip
     return _ready_scan(plan, plans.SCAN_TYPES[name][1], device_id)
 
 

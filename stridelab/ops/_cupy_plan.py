@@ -45,6 +45,7 @@ __all__ = [
 
 MAX_DIMS = 8
 THREADS = 256
+SHARED_DEFAULT = 48 * 1024  # shared memory every CUDA device gives a block without opting in
 COPY_ILP = 4  # SL_COPY_ILP in copy.cu
 GRID_CAP = 2**31 - 1
 VECTOR_BYTES = 16
@@ -110,13 +111,15 @@ SCAN_OUTER_TILES = {
 }
 #: Tiles across the axis where 16-byte vectors fit both views, along an axis of at least
 #: SCAN_STAGED_MIN_CHUNKS chunks, with at least SCAN_STAGED_MIN_TILES_PER_SM tiles a multiprocessor,
-#: are staged (sl_scan_tile_staged): (TX, TY, CH, STAGES) by element size, a TX x TY tile a block
-#: walking the axis in chunks of CH steps copied STAGES - 1 chunks ahead. On an H200, (16, 64, 256,
-#: 256) NHWC -> NCHW along H: float16 111.7 -> 79.5 us, float32 160.8 -> 152.1 us (float16 with 3
-#: stages 80.0 us, 24 steps 78.6 us; float32 8 steps 161.8 us, 2 stages 154.2 us, 64 x 32 tiles
-#: 155.1-156.5 us). A staged block walks its chunks one after the other: float16 took 51-53 us for 8
-#: to 64 tiles (N = 1 to 8) where the element-by-element tile took 28-29 us for 8-16 tiles and
-#: 50 us for 32; float32 was faster staged at every count measured (16 tiles: 30.1 against 54.4 us).
+#: are staged (sl_scan_tile_staged) where the device gives a block the shared memory for it:
+#: (TX, TY, CH, STAGES) by element size, a TX x TY tile a block walking the axis in chunks of CH
+#: steps copied STAGES - 1 chunks ahead (float16 128 KiB, float32 192 KiB). On an H200, (16, 64,
+#: 256, 256) NHWC -> NCHW along H: float16 111.7 -> 79.5 us (76.2 us once its steps unrolled),
+#: float32 160.8 -> 152.1 us (float16 with 3 stages 80.0 us, 24 steps 78.6 us; float32 8 steps
+#: 161.8 us, 2 stages 154.2 us, 64 x 32 tiles 155.1-156.5 us). A staged block walks its chunks one
+#: after the other: float16 took 51-53 us for 8 to 64 tiles (N = 1 to 8) where the
+#: element-by-element tile took 28-29 us for 8-16 tiles and 50 us for 32; float32 was faster
+#: staged at every count measured (16 tiles: 30.1 against 54.4 us).
 SCAN_STAGED_TILES = {2: (64, 32, 16, 2), 4: (32, 32, 16, 3)}
 SCAN_STAGED_MIN_CHUNKS = 2
 SCAN_STAGED_MIN_TILES_PER_SM = {2: 0.5, 4: 0.0}
@@ -403,9 +406,12 @@ def plan_scan(
     dst_align: int,
     sm_count: int,
     chunks: bool = True,
+    *,
+    shared_limit: int = SHARED_DEFAULT,
 ) -> ScanPlan:
     """Plan the running tally along ``axis`` (increasing coordinates) of a ``data_type`` view.
-    ``sm_count`` (multiprocessors) decides when a long axis is worth cutting into chunks."""
+    ``sm_count`` (multiprocessors) decides when a long axis is worth cutting into chunks;
+    ``shared_limit`` (bytes of shared memory a block may be given) which staged tiles fit."""
     traits, esize, _ = SCAN_TYPES[data_type]
     others, shift_s, shift_d = _prepare(sizes, src_strides, dst_strides, axis)
     src_align = (src_align + shift_s * esize) % VECTOR_BYTES
@@ -433,7 +439,7 @@ def plan_scan(
         return _scan_tile_along(ctx, shift_s, shift_d, "ax", dst_in)
     if src_in is None or src_in == dst_in or abs(dims[dst_in][1]) * esize <= 8 or small(src_in) or small(dst_in):
         return _scan_cols(ctx, shift_s, shift_d)
-    return _scan_tile_an(ctx, shift_s, shift_d, src_in, dst_in)
+    return _scan_tile_an(ctx, shift_s, shift_d, src_in, dst_in, shared_limit)
 
 
 def _vector_ok(dims: list[Dim], v: int) -> bool:
@@ -572,10 +578,10 @@ def _scan_tile_along(ctx, shift_s: int, shift_d: int, kind: str, i: int) -> Scan
     return ScanPlan(shift_s, shift_d, launch)
 
 
-def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
+def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit: int) -> ScanPlan:
     """A tile across the axis: dimension ``x`` innermost in the source, ``y`` in the destination;
     the staged tile where it fits, else a tile of SCAN_OUTER_TILES walking the whole axis."""
-    staged = _scan_tile_staged(ctx, shift_s, shift_d, x, y)
+    staged = _scan_tile_staged(ctx, shift_s, shift_d, x, y, shared_limit)
     if staged is not None:
         return staged
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
@@ -597,18 +603,21 @@ def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan:
     return ScanPlan(shift_s, shift_d, launch)
 
 
-def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPlan | None:
+def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit: int) -> ScanPlan | None:
     """The staged tile across the axis (``sl_scan_tile_staged``), or None where it does not fit:
-    16-byte vectors on both views, at least SCAN_STAGED_MIN_CHUNKS chunks, enough tiles."""
+    16-byte vectors on both views, at least SCAN_STAGED_MIN_CHUNKS chunks, enough tiles, and its
+    buffers within ``shared_limit`` bytes."""
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
     tx, ty, ch, stages = SCAN_STAGED_TILES[esize]
+    shared = stages * ch * ty * tx * esize
     tiles_x, tiles_y = _cdiv(nx, tx), _cdiv(ny, ty)
     nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
     if not (
-        na >= SCAN_STAGED_MIN_CHUNKS * ch
+        shared <= shared_limit
+        and na >= SCAN_STAGED_MIN_CHUNKS * ch
         and nblocks >= SCAN_STAGED_MIN_TILES_PER_SM[esize] * sm_count
         and sx == 1
         and dy == 1
@@ -620,4 +629,4 @@ def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int) -> ScanPl
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
     kernel = _staged_kernel(traits, (tx, ty, ch, stages), ex != 0)
-    return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo, stages * ch * ty * tx * esize))
+    return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo, shared))

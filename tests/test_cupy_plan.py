@@ -1,0 +1,85 @@
+"""The CuPy launch planner (:mod:`stridelab.ops._cupy_plan`) is plain Python: what it can plan is
+checked here on any machine, without CuPy or a GPU. (Whether the planned kernels compute the right
+thing is ``tests/test_gpu_backend.py``'s work, on a GPU.)"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from stridelab.ops import _cupy_plan as plans
+
+H200_SHARED = 232448  # shared memory a block may opt into on an H100 or H200 (227 KiB)
+
+
+def _random_view(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Sizes and element strides of a source (any strides, reversed or broadcast ones included)
+    and of a destination (a permuted packed layout, as a new or channels-last result has)."""
+    nd = rng.randint(1, 5)
+    sizes = tuple(rng.choice([1, 2, 3, 8, 16, 24, 64, 256, 300]) for _ in range(nd))
+
+    def packed(order: list[int]) -> tuple[int, ...]:
+        strides, step = [0] * nd, 1
+        for d in reversed(order):
+            strides[d], step = step, step * sizes[d]
+        return tuple(strides)
+
+    order = list(range(nd))
+    rng.shuffle(order)
+    src = packed(order) if rng.random() < 0.6 else tuple(rng.choice([0, 1, -1, 2, 8, -8, 64, 4096]) for _ in sizes)
+    rng.shuffle(order)
+    return sizes, src, packed(order)
+
+
+def _kernels(plan: plans.ScanPlan) -> list[str]:
+    names = [plan.launch.kernel] + ([plan.first.kernel] if plan.first else [])
+    return names + (_kernels(plan.partial_plan) if plan.partial_plan else [])
+
+
+def test_every_planned_kernel_is_one_the_loader_compiles():
+    """A plan that named a template instantiation missing from SCAN_KERNELS or COPY_KERNELS would
+    fail only when it first ran on a GPU; 4,000 random views on devices of 1 to 132
+    multiprocessors, with and without room for the staged tiles."""
+    rng = random.Random(11)
+    scans, copies = set(plans.SCAN_KERNELS), set(plans.COPY_KERNELS)
+    seen = set()
+    for _ in range(4000):
+        sizes, src, dst = _random_view(rng)
+        name = rng.choice(list(plans.SCAN_TYPES))
+        esize = plans.SCAN_TYPES[name][1]
+        align = (rng.choice([0, esize, 8]) // esize * esize, rng.choice([0, 8]))
+        sm_count, shared = rng.choice([1, 4, 132]), rng.choice([plans.SHARED_DEFAULT, H200_SHARED])
+        axis = rng.randrange(len(sizes))
+        plan = plans.plan_scan(name, sizes, src, dst, axis, rng.random() < 0.3, *align, sm_count, shared_limit=shared)
+        for kernel in _kernels(plan):
+            assert kernel in scans, (kernel, sizes, src, dst, axis)
+            seen.add(kernel.split("<")[0])
+        copy = plans.plan_copy(esize, sizes, src, dst, *align)
+        assert copy.launch.kernel in copies, (copy.launch.kernel, sizes, src, dst)
+    assert {"sl_scan_lines", "sl_scan_cols", "sl_scan_cols_split", "sl_scan_tile_staged"} <= seen
+
+
+def _nhwc_to_nchw_along_h(name: str, n: int, sm_count: int, shared_limit: int) -> plans.ScanPlan:
+    sizes = (n, 64, 256, 256)
+    nhwc = (256 * 256 * 64, 1, 256 * 64, 64)
+    packed = (64 * 256 * 256, 256 * 256, 256, 1)
+    return plans.plan_scan(name, sizes, nhwc, packed, 2, False, 0, 0, sm_count, shared_limit=shared_limit)
+
+
+@pytest.mark.parametrize("name", ["FLOAT16", "FLOAT32"])
+def test_the_staged_tile_is_planned_only_where_its_shared_memory_fits(name):
+    tx, ty, ch, stages = plans.SCAN_STAGED_TILES[plans.SCAN_TYPES[name][1]]
+    need = stages * ch * ty * tx * plans.SCAN_TYPES[name][1]
+    fits = _nhwc_to_nchw_along_h(name, 16, 132, need)
+    assert fits.launch.kernel.startswith("sl_scan_tile_staged<") and fits.launch.shared == need
+    short = _nhwc_to_nchw_along_h(name, 16, 132, need - 1)
+    assert short.launch.kernel.startswith("sl_scan_tile_an<") and short.launch.shared == 0
+
+
+def test_few_float16_tiles_keep_the_tile_with_more_blocks():
+    """One staged block a tile walks its chunks one after another: with fewer float16 tiles than
+    half the multiprocessors the element-by-element tile (more, smaller blocks) is planned."""
+    assert _nhwc_to_nchw_along_h("FLOAT16", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_an<")
+    assert _nhwc_to_nchw_along_h("FLOAT16", 16, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
+    assert _nhwc_to_nchw_along_h("FLOAT32", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
