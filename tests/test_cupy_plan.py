@@ -83,3 +83,68 @@ def test_few_float16_tiles_keep_the_tile_with_more_blocks():
     assert _nhwc_to_nchw_along_h("FLOAT16", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_an<")
     assert _nhwc_to_nchw_along_h("FLOAT16", 16, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
     assert _nhwc_to_nchw_along_h("FLOAT32", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
+
+
+def _geometry(launch: plans.Launch) -> dict:
+    """``launch.geo`` by ``struct Geo`` field name (array fields as lists, innermost first)."""
+    values, out = list(launch.geo), {}
+    for name, count in plans.GEO_FIELDS:
+        out[name] = values[:count] if count > 1 else values[0]
+        values = values[count:]
+    return out
+
+
+def _strided_view(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Two permuted layouts of the same sizes, each padded or subsampled at random (every stride
+    scaled by 1, 2 or 8, some dimensions' extents padded), so that vectors fit some views and not
+    others."""
+    nd = rng.randint(2, 4)
+    sizes = tuple(rng.choice([2, 7, 8, 16, 24, 33, 64, 128, 256]) for _ in range(nd))
+
+    def layout() -> tuple[int, ...]:
+        order = list(range(nd))
+        rng.shuffle(order)
+        strides, step = [0] * nd, rng.choice([1, 1, 1, 2, 8])
+        for d in reversed(order):
+            strides[d] = step
+            step *= sizes[d] + rng.choice([0, 0, 0, 1, 8])
+        return tuple(-s if rng.random() < 0.1 else s for s in strides)
+
+    return sizes, layout(), layout()
+
+
+def test_vector_kernels_are_planned_only_where_every_vector_is_aligned():
+    """The staged tile copies 16-byte vectors along X (source stride 1) and stores them along Y
+    (destination stride 1); the split columns load and store vectors along their innermost
+    dimension. For every such plan among 20,000 random strided views (strides that are and are not
+    multiples of a vector, element 0 on and off 16-byte boundaries), every stride the kernel steps
+    by is a whole number of vectors and element 0 of both views lies on a vector boundary."""
+    rng = random.Random(12)
+    planned = {"staged": 0, "split": 0}
+    for _ in range(20000):
+        sizes, src, dst = _strided_view(rng)
+        name = rng.choice(list(plans.SCAN_TYPES))
+        esize = plans.SCAN_TYPES[name][1]
+        align = (rng.choice([0, 0, esize, 8]) // esize * esize, rng.choice([0, 0, esize, 8]) // esize * esize)
+        axis = rng.randrange(len(sizes))
+        plan = plans.plan_scan(name, sizes, src, dst, axis, False, *align, 1, shared_limit=H200_SHARED)
+        kernel, g = plan.launch.kernel, _geometry(plan.launch)
+        outer = g["s"][: g["nd"]] + g["d"][: g["nd"]]
+        if kernel.startswith("sl_scan_tile_staged<"):
+            v = 16 // esize
+            assert g["sx"] == 1 and g["dy"] == 1, (sizes, src, dst, axis)
+            steps = [g["sy"], g["dx"], g["sa"], g["da"], *outer, g["nx"], g["ny"]]
+            planned["staged"] += 1
+        elif kernel.startswith("sl_scan_cols_split<"):
+            v = int(kernel.split(",")[1])
+            if v == 1:
+                continue
+            assert g["nd"] >= 1 and g["s"][0] == g["d"][0] == v, (sizes, src, dst, axis)
+            steps = [g["sa"], g["da"], *outer]
+            planned["split"] += 1
+        else:
+            continue
+        assert all(step % v == 0 for step in steps), (kernel, sizes, src, dst, axis, g)
+        assert (align[0] + plan.src_shift * esize) % (v * esize) == 0, (kernel, sizes, src, align)
+        assert (align[1] + plan.dst_shift * esize) % (v * esize) == 0, (kernel, sizes, dst, align)
+    assert planned["staged"] >= 20 and planned["split"] >= 10, planned  # the seed keeps both exercised

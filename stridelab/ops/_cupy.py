@@ -63,13 +63,14 @@ def _kernel(name: str, device_id: int) -> Any:
 
 @functools.cache
 def _shared_kernel(name: str, device_id: int, shared: int) -> Any:
-    """The kernel, allowed ``shared`` bytes of dynamic shared memory (CUDA allows 48 KiB unless a
-    kernel is given more) and preferring shared memory to L1 for them."""
+    """The kernel, allowed at least ``shared`` bytes of dynamic shared memory (CUDA allows 48 KiB
+    unless a kernel is given more) and preferring shared memory to L1 for them. The allowance
+    belongs to the one compiled kernel, so it only ever grows."""
     import cupy
 
     kernel = _kernel(name, device_id)  # a cupy.RawKernel
     with cupy.cuda.Device(device_id):
-        kernel.max_dynamic_shared_size_bytes = shared
+        kernel.max_dynamic_shared_size_bytes = max(kernel.max_dynamic_shared_size_bytes, shared)
         kernel.preferred_shared_memory_carveout = 100
     return kernel
 

@@ -14,8 +14,8 @@ look-up. The steps:
    both coalesced: rows (same innermost dimension; 16-byte vectors where sizes, strides and
    addresses allow), or a shared-memory tile (innermost dimensions differ, as NCHW against NHWC).
    A scan runs along lines (axis innermost: lanes of a warp share a line), down columns (axis
-   outer: a thread per column, or, for columns of 4-byte elements too few to fill the device, the
-   warps of a block sharing 32 columns and splitting the axis) or through a tile (the axis
+   outer: a thread per column, or, for columns too few to fill the device, the warps of a block
+   sharing 32 columns and splitting the axis) or through a tile (the axis
    innermost in one view only, or in neither: then, where 16-byte vectors fit, a wide tile whose
    block stages chunks of the axis in shared memory ahead of its scan); a long line or column with
    little else to run in parallel is cut into chunks, scanned in three passes (chunk totals, their
@@ -605,8 +605,9 @@ def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit:
 
 def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit: int) -> ScanPlan | None:
     """The staged tile across the axis (``sl_scan_tile_staged``), or None where it does not fit:
-    16-byte vectors on both views, at least SCAN_STAGED_MIN_CHUNKS chunks, enough tiles, and its
-    buffers within ``shared_limit`` bytes."""
+    16-byte vectors on both views (stride 1 along X in the source and along Y in the destination,
+    every other stride and element 0 on whole vectors), at least SCAN_STAGED_MIN_CHUNKS chunks,
+    enough tiles, and its buffers within ``shared_limit`` bytes."""
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]

@@ -668,11 +668,31 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* 
 }
 
 // A 16-byte copy from global to shared memory that bypasses the registers (and L1): a block can
-// keep chunks of the axis in flight without a register for each piece.
+// keep chunks of the axis in flight without a register for each piece. The copies a thread issued
+// since its last sl_copy_async_commit form one group; sl_copy_async_wait<N> waits until at most N
+// of its groups are still in flight. Before sm_80 (no cp.async) the copy is a plain load and
+// store, already done when the next barrier is reached.
 __device__ __forceinline__ void sl_copy_async16(void* to, const void* from) {
+#if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned int)__cvta_generic_to_shared(to)),
                  "l"(__cvta_generic_to_global(from))
                  : "memory");
+#else
+    *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+#endif
+}
+
+__device__ __forceinline__ void sl_copy_async_commit() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void sl_copy_async_wait() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
 }
 
 // The axis innermost in neither view, as sl_scan_tile_an, with wide tiles: a TX x TY tile (X
@@ -697,8 +717,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
     static_assert(PY * RY == TY && PX * RX == TX && LY <= LX && (LX & (LX - 1)) == 0, "tile shape");
     extern __shared__ __align__(16) unsigned char sl_shared[];
     T* const buffers = reinterpret_cast<T*>(sl_shared);
-    // Vector x / V of row y sits at vector (x / V) ^ (y / V): the threads of an out warp read one
-    // column of X at rows y, y + V, ..., which would share banks (rows are 128 bytes).
+    // Vector x / V of row y sits at vector (x / V) ^ ((y / V) mod LX): the threads of an out warp
+    // read one column of X at rows y, y + V, ..., which would share banks (rows are 128 bytes).
     auto at = [&](int b, int s, int y, int x) {
         return buffers + ((b * CH + s) * TY + y) * TX + (((x / V) ^ ((y / V) & (LX - 1))) * V) + x % V;
     };
@@ -726,7 +746,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
                     for (int s = 0; s < steps; ++s) sl_copy_async16(at(buf, s, ir + p * RY, il * V), from + s * g.sa);
                 }
             }
-            asm volatile("cp.async.commit_group;" ::: "memory");
+            sl_copy_async_commit();
         };
 #pragma unroll
         for (int c = 0; c < STAGES - 1; ++c) issue(c);
@@ -739,7 +759,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
         const bool first_zero = EXCL && exclusive == 1;  // the axis's first value is +0
         for (long long c = 0; c < nchunks; ++c) {
             issue(c + STAGES - 1);
-            asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 1) : "memory");
+            sl_copy_async_wait<STAGES - 1>();
             __syncthreads();
             const int buf = (int)(c % STAGES);
             const long long k0 = c * CH;
@@ -765,7 +785,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
                             r[j] = acc[p][j];
                         }
                     }
-                    if (EXCL && s == 0 && k0 == 0 && first_zero) {
+                    if (s == 0 && k0 == 0 && first_zero) {
 #pragma unroll
                         for (int j = 0; j < V; ++j) r[j] = A(0);
                     }
