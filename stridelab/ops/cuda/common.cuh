@@ -53,15 +53,15 @@ __device__ __forceinline__ void sl_decompose(const Geo& g, long long r, long lon
     }
 }
 
-// Block b of a grid of tiles_x x tiles_y tiles of TILE x TILE per outer row: the first X and Y
-// of its tile and the element offsets (source and destination) of its outer row.
-template <int TILE>
+// Block b of a grid of tiles_x x tiles_y tiles of TX x TY per outer row: the first X and Y of
+// its tile and the element offsets (source and destination) of its outer row.
+template <int TX, int TY = TX>
 __device__ __forceinline__ void sl_tile_block(const Geo& g, long long b, long long& x0, long long& y0, long long& so,
                                               long long& dO) {
     long long tx, ty;
     const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
-    x0 = tx * TILE;
-    y0 = ty * TILE;
+    x0 = tx * TX;
+    y0 = ty * TY;
     sl_decompose(g, row, so, dO);
 }
 

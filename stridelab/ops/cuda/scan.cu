@@ -729,10 +729,8 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_tile_staged(const char* sr
     const int exclusive = (int)g.exclusive;
     const long long nchunks = (g.na + CH - 1) / CH;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
-        long long tx, ty, so, dO;
-        const long long row = sl_div(sl_div(b, g.tiles_x, tx), g.tiles_y, ty);
-        sl_decompose(g, row, so, dO);
-        const long long x0 = tx * TX, y0 = ty * TY;
+        long long x0, y0, so, dO;
+        sl_tile_block<TX, TY>(g, b, x0, y0, so, dO);
         const T* ps = src + so + x0 + il * V + (y0 + ir) * g.sy;
         const bool xin = x0 + il * V < g.nx;
         // Copies chunk c into its buffer (nothing past the axis), as one group of this thread's.
