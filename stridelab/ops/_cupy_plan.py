@@ -580,54 +580,38 @@ def _scan_tile_along(ctx, shift_s: int, shift_d: int, kind: str, i: int) -> Scan
 
 def _scan_tile_an(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit: int) -> ScanPlan:
     """A tile across the axis: dimension ``x`` innermost in the source, ``y`` in the destination;
-    the staged tile where it fits, else a tile of SCAN_OUTER_TILES walking the whole axis."""
-    staged = _scan_tile_staged(ctx, shift_s, shift_d, x, y, shared_limit)
-    if staged is not None:
-        return staged
+    the staged tile (``sl_scan_tile_staged``) where it fits, else a tile of SCAN_OUTER_TILES
+    walking the whole axis (``sl_scan_tile_an``)."""
     _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
     (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
     outer = [t for i, t in enumerate(others) if i not in (x, y)]
-    many, few, scalar = SCAN_OUTER_TILES[esize]
     rows = prod(t[0] for t in outer)
-    tile, steps, w, minb = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
     strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
-    if not (sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)):
-        tile, steps, w, minb = scalar
-    tiles_x, tiles_y = _cdiv(nx, tile), _cdiv(ny, tile)
+
+    def vectors(w: int) -> bool:  # both tile sides in vectors of w elements
+        return sx == 1 and dy == 1 and _vectors_fit(w, esize, src_align, dst_align, strides, nx, ny)
+
+    tx, ty, ch, stages = SCAN_STAGED_TILES[esize]
+    shared = stages * ch * ty * tx * esize
+    if (
+        shared <= shared_limit
+        and na >= SCAN_STAGED_MIN_CHUNKS * ch
+        and _cdiv(nx, tx) * _cdiv(ny, ty) * rows >= SCAN_STAGED_MIN_TILES_PER_SM[esize] * sm_count
+        and vectors(VECTOR_BYTES // esize)
+    ):
+        kernel = _staged_kernel(traits, (tx, ty, ch, stages), ex != 0)
+    else:
+        many, few, scalar = SCAN_OUTER_TILES[esize]
+        tile, steps, w, minb = many if _cdiv(nx, many[0]) * _cdiv(ny, many[0]) * rows >= 4 * sm_count else few
+        if not vectors(w):
+            tile, steps, w, minb = scalar
+        tx = ty = tile
+        shared = 0
+        kernel = f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}, {minb}>"
+    tiles_x, tiles_y = _cdiv(nx, tx), _cdiv(ny, ty)
     nblocks = tiles_x * tiles_y * rows
     geo = _geo(
         outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
         tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
     )  # fmt: skip
-    launch = _launch(f"sl_scan_tile_an<{traits}, {tile}, {steps}, {w}, {minb}>", nblocks, (THREADS, 1), geo)
-    return ScanPlan(shift_s, shift_d, launch)
-
-
-def _scan_tile_staged(ctx, shift_s: int, shift_d: int, x: int, y: int, shared_limit: int) -> ScanPlan | None:
-    """The staged tile across the axis (``sl_scan_tile_staged``), or None where it does not fit:
-    16-byte vectors on both views (stride 1 along X in the source and along Y in the destination,
-    every other stride and element 0 on whole vectors), at least SCAN_STAGED_MIN_CHUNKS chunks,
-    enough tiles, and its buffers within ``shared_limit`` bytes."""
-    _, traits, esize, others, (na, sa, da), ex, src_align, dst_align, sm_count, _ = ctx
-    (nx, sx, dx), (ny, sy, dy) = others[x], others[y]
-    outer = [t for i, t in enumerate(others) if i not in (x, y)]
-    tx, ty, ch, stages = SCAN_STAGED_TILES[esize]
-    shared = stages * ch * ty * tx * esize
-    tiles_x, tiles_y = _cdiv(nx, tx), _cdiv(ny, ty)
-    nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
-    strides = [sy, dx, sa, da, *(s for t in outer for s in t[1:])]
-    if not (
-        shared <= shared_limit
-        and na >= SCAN_STAGED_MIN_CHUNKS * ch
-        and nblocks >= SCAN_STAGED_MIN_TILES_PER_SM[esize] * sm_count
-        and sx == 1
-        and dy == 1
-        and _vectors_fit(VECTOR_BYTES // esize, esize, src_align, dst_align, strides, nx, ny)
-    ):
-        return None
-    geo = _geo(
-        outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, na=na, sa=sa, da=da,
-        tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks, exclusive=ex,
-    )  # fmt: skip
-    kernel = _staged_kernel(traits, (tx, ty, ch, stages), ex != 0)
     return ScanPlan(shift_s, shift_d, _launch(kernel, nblocks, (THREADS, 1), geo, shared))
