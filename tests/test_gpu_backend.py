@@ -162,6 +162,23 @@ def _compare(gpu: np.ndarray, cpu: np.ndarray, dst: BufferView, bound: np.ndarra
     assert not bad.any(), f"{bad.sum()} values beyond the bound, e.g. gpu {g[bad][:5]} cpu {c[bad][:5]}"
 
 
+def _scan_on_both(src: BufferView, dst: BufferView, axis: int, exclusive: bool, gsrc=None, gdst=None) -> np.ndarray:
+    """Scan ``src`` into ``dst`` with both backends: on the GPU in ``gsrc``/``gdst`` (by default
+    copies of the host buffers, one buffer where ``dst`` shares ``src``'s), with NumPy in the host
+    buffers; compare the whole destination buffers and return the GPU's."""
+    cupy_backend, numpy_backend = _backends()
+    dtype = dst.buffer.dtype
+    bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
+    gsrc = cupy.asarray(src.buffer) if gsrc is None else gsrc
+    if gdst is None:
+        gdst = gsrc if dst.buffer is src.buffer else cupy.asarray(dst.buffer)
+    cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
+    numpy_backend.scan(src, dst, axis, exclusive)
+    got = gdst.get()
+    _compare(got, dst.buffer, dst, bound, dtype)
+    return got
+
+
 def _copy_case(rng: np.random.Generator, aligned: bool = False):
     cupy_backend, numpy_backend = _backends()
     sizes = _aligned_sizes(rng) if aligned else _sizes(rng)
@@ -179,7 +196,6 @@ def _copy_case(rng: np.random.Generator, aligned: bool = False):
 
 
 def _scan_case(rng: np.random.Generator, aligned: bool = False):
-    cupy_backend, numpy_backend = _backends()
     sizes = _aligned_sizes(rng) if aligned else _sizes(rng)
     step = 8 if aligned else 1
     name = str(rng.choice(SCAN_TYPES))
@@ -196,12 +212,9 @@ def _scan_case(rng: np.random.Generator, aligned: bool = False):
         dst = BufferView(src.buffer, dst.offset, dst.sizes, dst.strides)
     if rng.random() < 0.4:  # a decreasing summation: both views walk the axis backwards
         src, dst = _reverse(src, axis), _reverse(dst, axis)
-    bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
     gsrc = _misalign(rng, src.buffer, aligned)
     gdst = gsrc if in_place else _misalign(rng, dst.buffer, aligned)
-    cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
-    numpy_backend.scan(src, dst, axis, exclusive)
-    _compare(gdst.get(), dst.buffer, dst, bound, dtype)
+    _scan_on_both(src, dst, axis, exclusive, gsrc, gdst)
 
 
 def _reverse(view: BufferView, axis: int) -> BufferView:
@@ -258,7 +271,6 @@ def test_long_axes_on_vectors_match_numpy(name, planned_for):
     """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
     along the axis, the deeper loads of long columns, the vectorised tiles across the axis, and
     (H of 264 between NCHW and NHWC) the few-blocks or the staged tile across it walking a long axis."""
-    cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(4000 + SCAN_TYPES.index(name))
     for sizes in ((2, 64, 8, 256), (2, 256, 16, 64), (2, 16, 264, 8)):
@@ -272,12 +284,7 @@ def test_long_axes_on_vectors_match_numpy(name, planned_for):
                 dst = BufferView(_values(rng, dtype, dlength), 0, sizes, dst_strides)
                 if rng.random() < 0.3:
                     src, dst = _reverse(src, axis), _reverse(dst, axis)
-                exclusive = bool(rng.random() < 0.5)
-                bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
-                gsrc, gdst = cupy.asarray(src.buffer), cupy.asarray(dst.buffer)
-                cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
-                numpy_backend.scan(src, dst, axis, exclusive)
-                _compare(gdst.get(), dst.buffer, dst, bound, dtype)
+                _scan_on_both(src, dst, axis, bool(rng.random() < 0.5))
 
 
 def _column_scans(name: str, cases):
@@ -286,7 +293,6 @@ def _column_scans(name: str, cases):
     axis is cut into chunks and scanned in three passes)."""
     from stridelab.ops import _cupy_plan
 
-    cupy_backend, numpy_backend = _backends()
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(5000 + SCAN_TYPES.index(name))
     for sizes, kernel, chunked in cases:
@@ -298,12 +304,7 @@ def _column_scans(name: str, cases):
             dst = src if in_place else BufferView(_values(rng, dtype, src.buffer.size), 0, sizes, strides)
             if reverse:
                 src, dst = _reverse(src, 1), _reverse(dst, 1)
-            bound = _scan_bound(src, 1, exclusive, dtype) if dtype.kind == "f" else None
-            gsrc = cupy.asarray(src.buffer)
-            gdst = gsrc if in_place else cupy.asarray(dst.buffer)
-            cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), 1, exclusive)
-            numpy_backend.scan(src, dst, 1, exclusive)
-            _compare(gdst.get(), dst.buffer, dst, bound, dtype)
+            _scan_on_both(src, dst, 1, exclusive)
 
 
 @pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
@@ -367,7 +368,6 @@ def test_staged_tiles_match_numpy(name, planned_for):
     forwards and reversed."""
     from stridelab.ops import _cupy, _cupy_plan
 
-    cupy_backend, numpy_backend = _backends()
     traits, size, _ = _cupy_plan.SCAN_TYPES[name]
     tx, ty, ch, stages = _cupy_plan.SCAN_STAGED_TILES[size]
     if stages * ch * ty * tx * size > _cupy._shared_limit(0):
@@ -391,12 +391,7 @@ def test_staged_tiles_match_numpy(name, planned_for):
             )
             kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}, {str(exclusive).lower()}>"
             assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
-            bound = _scan_bound(src, 2, exclusive, dtype) if dtype.kind == "f" else None
-            gsrc, gdst = cupy.asarray(src.buffer), cupy.asarray(dst.buffer)
-            cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), 2, exclusive)
-            numpy_backend.scan(src, dst, 2, exclusive)
-            got = gdst.get()
-            _compare(got, dst.buffer, dst, bound, dtype)
+            got = _scan_on_both(src, dst, 2, exclusive)
             if exclusive:  # _compare sees -0 == +0
                 first = got[_index(dst)[:, :, 0, :]].view(f"u{size}")
                 assert not first.any(), f"exclusive scan starts with {np.unique(first)[:4]}, not +0"
