@@ -1,6 +1,6 @@
 """GPU benchmark of stridelab's operators on a (16, 64, 256, 256) tensor: one table per run.
 
-    PYTHONPATH=. python3 benchmarks/gpu.py [--reps 20] [--markdown]
+    PYTHONPATH=src python3 benchmarks/gpu.py [--reps 20] [--markdown]
 
 Each row is one operator call through the public API on a CuPy tensor, timed two ways:
 

@@ -1,7 +1,7 @@
 """Measure launch-plan variants of the scans on the rows of ``benchmarks/gpu.py`` that miss their
 targets, in one run, before choosing the planner's constants in ``stridelab/ops/_cupy_plan.py``.
 
-    PYTHONPATH=. python3 benchmarks/gpu_variants.py [--reps 10]
+    PYTHONPATH=src python3 benchmarks/gpu_variants.py [--reps 10]
 
 Each variant changes planner constants (tiles of the scans across and along the axis, vectors of
 the strided slice) for the run; the extra template instantiations

@@ -70,7 +70,7 @@ def lab(tmp_path_factory):
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
         env[name] = str(home / name.lower())
     env["IPYTHONDIR"] = str(home / "ipython")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
     _settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
     port, token = _free_port(), secrets.token_hex(16)
     command = [

@@ -219,5 +219,5 @@ def test_the_numpy_path_never_imports_cupy():
         "assert 'cupy' not in sys.modules, 'cupy was imported'\n"
     )
     root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=root)

@@ -1,0 +1,109 @@
+"""The package as built: one version, lower bounds that `make test-lowest` really installs, and an
+sdist and wheel that carry what they must (tutorials, kernels, licence, tests) without warnings."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import stridelab
+
+ROOT = Path(__file__).resolve().parents[1]
+LOWER_BOUNDS = ROOT / ".ci" / "lower-bounds.txt"
+
+
+def test_the_installed_version_is_the_package_version():
+    assert importlib.metadata.version("stridelab") == stridelab.__version__
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``"3.7"`` and ``"3.7.0"`` alike: (3, 7)."""
+    parts = [int(part) for part in version.split(".")]
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _lower_bounds(requirements: list[str]) -> dict[str, tuple[int, ...]]:
+    bounds = {}
+    for requirement in requirements:
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?(?:>=([^,;\s]+))?", requirement)
+        assert match, f"unexpected requirement form: {requirement}"
+        name, lowest = match.groups()
+        if name != "stridelab":
+            assert lowest, f"{requirement} has no lower bound"
+            bounds[name.lower()] = _release(lowest)
+    return bounds
+
+
+def test_the_pinned_lower_bounds_are_pyprojects():
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requirements = [*project["build-system"]["requires"], *project["project"]["dependencies"]]
+    for extra in project["project"]["optional-dependencies"].values():
+        requirements += extra
+    pinned = {}
+    for line in LOWER_BOUNDS.read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pinned[name.lower()] = _release(version)
+    assert pinned == _lower_bounds(requirements)
+
+
+def _build(hook: str, source: Path, out: Path) -> tuple[Path, str]:
+    """Run setuptools' PEP 517 ``hook`` in ``source``; the file built and what the build printed."""
+    code = f"from setuptools import build_meta; print(build_meta.{hook}({str(out)!r}))"
+    # Without byte-compiling, distutils warns that it skips it: not the project's warning.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return out / result.stdout.splitlines()[-1], result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
+    pytest.importorskip("setuptools", reason="the build backend is not installed (the test extra has it)")
+    sdist, sdist_log = _build("build_sdist", ROOT, tmp_path)
+    with tarfile.open(sdist) as archive:
+        names = {name.partition("/")[2] for name in archive.getnames()}
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
+    for needed in (
+        "LICENSE",
+        "conftest.py",
+        "Makefile",
+        ".ci/lower-bounds.txt",
+        "tests/op_reference.py",
+        "tests/nbval-sanitize.cfg",
+        "tests/data/conformance/cumsum.json",
+        "tests/browser/memory_map.ipynb",
+        *(f"notebooks/{name}" for name in notebooks),
+    ):
+        assert needed in names, f"the sdist lacks {needed}"
+
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    wheel, wheel_log = _build("build_wheel", unpacked, tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(f"stridelab-{stridelab.__version__}.dist-info/METADATA").decode()
+        entry_points = archive.read(f"stridelab-{stridelab.__version__}.dist-info/entry_points.txt").decode()
+        start_here = archive.read("stridelab/tutorials/00-start-here.ipynb")
+    assert sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/tutorials/")) == notebooks
+    assert start_here == (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
+    for needed in ("stridelab/py.typed", "stridelab/ops/cuda/scan.cu", "stridelab/widgets/static/memory_map.js"):
+        assert needed in names
+    assert f"stridelab-{stridelab.__version__}.dist-info/licenses/LICENSE" in names
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert "stridelab = stridelab.cli:main" in entry_points.splitlines()
+    assert not any(name.startswith(("tests/", "notebooks/")) for name in names)
+    for log in (sdist_log, wheel_log):
+        assert "warning" not in log.lower(), log
