@@ -1,0 +1,205 @@
+"""Memory maps on a matplotlib axes, for PNG/PDF export and slides: the picture of the SVG.
+
+matplotlib is imported here only, and this module only when :func:`draw_memory_map` is first
+used; nothing here calls ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._optional import optional_imports
+from ..memmap import SlotKind
+
+with optional_imports("plot", "sl.draw_memory_map"):
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+from .palette import (
+    ALIGNMENT_FILL,
+    BACKGROUND,
+    CELL_H,
+    CELL_W,
+    FILLS,
+    INK,
+    PADDING_FILL,
+    STROKE,
+    TEXT_ROLES,
+    label_font_size,
+)
+from .scene import DEFAULT_MAX_CELLS, Scene, build_scene
+
+__all__ = ["draw_memory_map", "figure_size"]
+
+_ALIGN = {"start": "left", "middle": "center", "end": "right"}
+
+
+def figure_size(scene: Scene, dpi: float = 100.0) -> tuple[float, float]:
+    """Figure size in inches at which one scene pixel is one figure pixel at ``dpi``."""
+    return scene.width / dpi, scene.height / dpi
+
+
+def draw_memory_map(
+    ax: Any,
+    obj: Any,
+    *,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    columns: int = 16,
+    start: tuple[int, ...] | None = None,
+    colour_by: int | None = None,
+) -> list[Any]:
+    """Draw the memory map of ``obj`` on ``ax``: the picture :func:`~stridelab.render_svg` draws.
+
+    The axes get equal aspect, no frame or ticks, and limits that hold the picture; font sizes
+    are fixed from the axes' size when drawn (size the figure first, e.g. with
+    :func:`figure_size`).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    obj : TensorDesc, MemoryMap or StridedTensor
+    max_cells, columns, start, colour_by
+        As for :func:`~stridelab.render_svg`.
+
+    Returns
+    -------
+    list of matplotlib.artist.Artist
+        The background, one collection per kind of box, and the texts.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import stridelab as sl
+    >>> fig, ax = plt.subplots(figsize=(7, 2))
+    >>> artists = sl.draw_memory_map(ax, sl.TensorDesc("FLOAT32", (2, 3), (5, 1)))
+    >>> plt.close(fig)
+    """
+    scene = build_scene(obj, max_cells=max_cells, columns=columns, start=start, colour_by=colour_by)
+    ax.set_xlim(0, scene.width)
+    ax.set_ylim(scene.height, 0)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_axis_off()
+    scale = _points_per_pixel(ax, scene)
+    background = Rectangle((0, 0), scene.width, scene.height, facecolor=BACKGROUND, edgecolor="none", zorder=0)
+    ax.add_patch(background)
+    artists: list[Any] = [background]
+    artists += _boxes(ax, scene)
+    artists += _labels(ax, scene, scale)
+    artists += [
+        ax.text(
+            t.x,
+            t.y,
+            t.text,
+            fontsize=TEXT_ROLES[t.role].size * scale,
+            fontweight=TEXT_ROLES[t.role].weight,
+            color=TEXT_ROLES[t.role].colour,
+            ha=_ALIGN[TEXT_ROLES[t.role].anchor],
+            va="baseline",
+            zorder=3,
+        )
+        for t in (*scene.texts, *scene.slot_texts())
+    ]
+    return artists
+
+
+def _points_per_pixel(ax: Any, scene: Scene) -> float:
+    fig = ax.figure
+    box = ax.get_position()
+    width_pt = box.width * fig.get_figwidth() * 72
+    height_pt = box.height * fig.get_figheight() * 72
+    return min(width_pt / scene.width, height_pt / scene.height)
+
+
+def _boxes(ax: Any, scene: Scene) -> list[Any]:
+    """One collection per look: plain fills, padding (hatched), alignment (dashed), gaps."""
+    groups: dict[str, list[tuple[Rectangle, str]]] = {"plain": [], "padding": [], "alignment": [], "gap": []}
+    for slot, (x, y) in zip(scene.cell_slot.tolist(), zip(scene.cell_x.tolist(), scene.cell_y.tolist())):
+        _add(groups, x, y, CELL_W, int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]))
+    for x, y, kind, colour in zip(
+        scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_kinds.tolist(), scene.slot_colours.tolist()
+    ):
+        _add(groups, x, y, CELL_W, kind, colour)
+    for x, y, _ in scene.gaps:
+        groups["gap"].append((Rectangle((x, y), CELL_W // 2, CELL_H), "none"))
+    for x, y, name in scene.legend:
+        kind = {"padding": SlotKind.PADDING, "alignment": SlotKind.ALIGNMENT}.get(name)
+        if kind is None:
+            groups["gap" if name == "gap" else "plain"].append((Rectangle((x, y), 16, 14), BACKGROUND))
+        else:
+            _add(groups, x, y, 16, kind, -1, height=14)
+    style = {
+        "plain": {},
+        "padding": {"hatch": "//"},
+        "alignment": {"linestyle": (0, (3, 2))},
+        "gap": {"linestyle": (0, (2, 2))},
+    }
+    artists = []
+    for name, items in groups.items():
+        if not items:
+            continue
+        collection = PatchCollection(
+            [r for r, _ in items],
+            facecolors=[f for _, f in items],
+            edgecolors=STROKE,
+            linewidths=0.8,
+            zorder=1,
+            match_original=False,
+            **style[name],
+        )
+        ax.add_collection(collection)
+        artists.append(collection)
+    return artists
+
+
+def _add(groups, x: int, y: int, width: int, kind: int, colour: int, height: int = CELL_H) -> None:
+    box = Rectangle((x, y), width, height)
+    if kind == SlotKind.PADDING:
+        groups["padding"].append((box, PADDING_FILL))
+    elif kind == SlotKind.ALIGNMENT:
+        groups["alignment"].append((box, ALIGNMENT_FILL))
+    else:
+        groups["plain"].append((box, FILLS[colour % len(FILLS)]))
+
+
+def _labels(ax: Any, scene: Scene, scale: float) -> list[Any]:
+    """The labels inside cells and slots, shared-slot badges, gap and legend marks."""
+    items = [(x, y, label) for x, y, label in zip(scene.cell_x.tolist(), scene.cell_y.tolist(), scene.cell_labels())]
+    items += [(x, y, label) for x, y, label in zip(scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_labels)]
+    items += [(x - CELL_W // 4, y, "⋯") for x, y, _ in scene.gaps]
+    artists = [
+        ax.text(
+            x + CELL_W / 2,
+            y + 16,
+            label,
+            fontsize=label_font_size(label) * scale,
+            color=INK,
+            ha="center",
+            va="baseline",
+            zorder=2,
+        )
+        for x, y, label in items
+    ]
+    for x, y, kind, count in zip(
+        scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_kinds.tolist(), scene.slot_counts.tolist()
+    ):
+        if kind == SlotKind.SHARED:
+            artists.append(
+                ax.text(
+                    x + CELL_W - 2,
+                    y + 8,
+                    f"×{count}",
+                    fontsize=8 * scale,
+                    color=INK,
+                    ha="right",
+                    va="baseline",
+                    zorder=2,
+                )
+            )
+    marks = {"padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}
+    artists += [
+        ax.text(x + 8, y + 11, marks[name], fontsize=9 * scale, color=INK, ha="center", va="baseline", zorder=2)
+        for x, y, name in scene.legend
+    ]
+    return artists

@@ -1,0 +1,162 @@
+"""Strided tensors: a description bound to the flat buffer it describes.
+
+>>> t = StridedTensor.from_array(np.arange(6, dtype=np.uint8).reshape(2, 3).T)
+>>> t.desc
+TensorDesc('UINT8', sizes=(3, 2), strides=(1, 3))
+>>> t.to_array().tolist()
+[[0, 3], [1, 4], [2, 5]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._optional import optional_imports
+from .backend import array_module, is_cupy_array
+from .desc import MAX_DIMENSIONS, TensorDesc
+from .dtypes import data_type
+from .errors import LayoutError
+
+__all__ = ["StridedTensor"]
+
+
+class StridedTensor:
+    """A :class:`TensorDesc` and a 1-D, contiguous numpy or cupy ``buffer`` of its data type.
+
+    The buffer must hold at least the elements up to the last element's offset. (DirectML's
+    rounding of bound buffers up to 4 bytes applies where stridelab allocates buffers itself, not to
+    arrays users pass in.) Slots the description does not reach - padding - are part of the
+    buffer and are left alone by operators writing into it.
+    """
+
+    __slots__ = ("buffer", "desc")
+
+    def __init__(self, desc: TensorDesc, buffer: Any) -> None:
+        if not isinstance(desc, TensorDesc):
+            raise TypeError(f"desc must be a TensorDesc, not {type(desc).__name__}")
+        array_module(buffer)  # numpy or cupy, else TypeError
+        if buffer.ndim != 1:
+            raise LayoutError(f"buffer must be 1-D (a flat buffer); got shape {tuple(buffer.shape)}")
+        if buffer.dtype != desc.dtype.numpy_dtype:
+            raise LayoutError(
+                f"buffer dtype {buffer.dtype} does not match data_type {desc.data_type} "
+                f"(numpy {desc.dtype.numpy_dtype})"
+            )
+        if buffer.size and buffer.strides[0] != buffer.itemsize:
+            raise LayoutError(
+                f"buffer must be contiguous (byte stride {buffer.itemsize}); got byte stride {buffer.strides[0]}"
+            )
+        needed = desc.last_offset + 1
+        if buffer.size < needed:
+            raise LayoutError(
+                f"buffer has {buffer.size} elements but {desc!r} reaches offset {desc.last_offset}, "
+                f"so it needs at least {needed}"
+            )
+        self.desc = desc
+        self.buffer = buffer
+
+    @classmethod
+    def empty(cls, desc: TensorDesc, xp: Any = np) -> StridedTensor:
+        """A tensor over a new, uninitialised buffer of ``desc.slot_count`` elements (the full,
+        4-byte-rounded buffer size) from array module ``xp`` (numpy or cupy)."""
+        return cls(desc, xp.empty(desc.slot_count, dtype=desc.dtype.numpy_dtype))
+
+    @classmethod
+    def from_array(cls, array: Any) -> StridedTensor:
+        """View any numpy or cupy array with at least one element as a strided tensor, without copying.
+
+        Byte strides become element strides; the buffer is a flat view from the first element to
+        the last. A 0-d array becomes a 1-element, 1-D tensor. Other GPU arrays (a PyTorch CUDA
+        tensor, anything with ``__cuda_array_interface__`` or a CUDA DLPack capsule) are viewed
+        through CuPy, also without copying.
+        """
+        array = _as_cupy_if_cuda(array)
+        xp = array_module(array)
+        dtype = data_type(array.dtype)
+        if array.size == 0:
+            raise LayoutError(
+                f"array of shape {tuple(array.shape)} has no elements; DirectML tensors have at least one "
+                "(every size must be at least 1)"
+            )
+        if array.ndim == 0:
+            array = array.reshape(1)
+        if array.ndim > MAX_DIMENSIONS:
+            raise LayoutError(f"array has {array.ndim} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
+        strides = []
+        for axis, (n, b) in enumerate(zip(array.shape, array.strides)):
+            if n == 1:
+                strides.append(0 if b == 0 else 1)
+                continue
+            if b < 0 or b % array.itemsize:
+                problem = "negative" if b < 0 else f"not a multiple of the item size {array.itemsize}"
+                raise LayoutError(
+                    f"array byte_strides[{axis}] = {b} is {problem}; stridelab describes non-negative element "
+                    "strides: pass xp.ascontiguousarray(array) instead"
+                )
+            strides.append(b // array.itemsize)
+        desc = TensorDesc(dtype, array.shape, strides)
+        buffer = xp.lib.stride_tricks.as_strided(array, shape=(desc.last_offset + 1,), strides=(array.itemsize,))
+        return cls(desc, buffer)
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the buffer: numpy or cupy."""
+        return array_module(self.buffer)
+
+    @property
+    def on_gpu(self) -> bool:
+        return is_cupy_array(self.buffer)
+
+    def view(self) -> Any:
+        """A strided array view of the logical tensor over the buffer (no copy). Read-only for
+        numpy where elements share slots, since writes through it would collide."""
+        itemsize = self.buffer.itemsize
+        byte_strides = tuple(0 if n == 1 else s * itemsize for n, s in zip(self.desc.sizes, self.desc.strides))
+        view = self.xp.lib.stride_tricks.as_strided(self.buffer, shape=self.desc.sizes, strides=byte_strides)
+        if isinstance(view, np.ndarray) and (self.desc.is_broadcast or self.desc.is_overlapping):
+            view.flags.writeable = False
+        return view
+
+    def to_array(self) -> Any:
+        """The logical tensor as a new packed (row-major) array in the buffer's array module."""
+        return self.xp.ascontiguousarray(self.view())
+
+    def memory_map(self, limit: int | None = None):  # -> MemoryMap
+        """The description's memory map bound to this buffer's values (copied to the host)."""
+        from .memmap import DEFAULT_LIMIT, MemoryMap
+
+        values = self.buffer.get() if self.on_gpu else self.buffer
+        return MemoryMap(self.desc, values, limit=DEFAULT_LIMIT if limit is None else limit)
+
+    def _repr_html_(self) -> str:
+        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
+        from .render import render_svg
+
+        return render_svg(self)
+
+    def __repr__(self) -> str:
+        where = "cupy" if self.on_gpu else "numpy"
+        return f"StridedTensor({self.desc!r}, buffer={where}[{self.buffer.size}])"
+
+
+_DLPACK_CUDA = 2  # kDLCUDA in DLPack's DLDeviceType
+
+
+def _as_cupy_if_cuda(array: Any) -> Any:
+    """A zero-copy CuPy view of a CUDA array that is neither numpy nor cupy (CuPy imported only
+    then); anything else unchanged."""
+    if isinstance(array, np.ndarray) or is_cupy_array(array):
+        return array
+    try:  # a CPU tensor may raise rather than lack the attribute
+        cuda_interface = hasattr(array, "__cuda_array_interface__")
+        dlpack_cuda = hasattr(array, "__dlpack__") and array.__dlpack_device__()[0] == _DLPACK_CUDA
+    except Exception:  # not a usable GPU array: leave it to the type check
+        return array
+    if cuda_interface or dlpack_cuda:
+        with optional_imports("gpu", "a CUDA array (one with __cuda_array_interface__ or a CUDA __dlpack__)"):
+            import cupy
+
+        return cupy.asarray(array) if cuda_interface else cupy.from_dlpack(array)
+    return array

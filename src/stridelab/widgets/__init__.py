@@ -1,0 +1,27 @@
+"""Interactive memory maps and explorers for JupyterLab (anywidget drawings, ipywidgets controls).
+
+Python computes every map and sends plain data; the browser only draws it and reports what the
+pointer rests on or clicks. Every widget also carries a static SVG of what it shows, so saved
+notebooks read well where no kernel runs.
+"""
+
+from __future__ import annotations
+
+from .._optional import optional_imports
+
+with optional_imports("widgets", "stridelab's widgets (MemoryMapView, explore, compare, the explorers)"):
+    from .compare import Comparison, compare
+    from .cumsum_explorer import CumulativeSummationExplorer
+    from .explorer import LayoutExplorer, explore
+    from .memory_map_view import MemoryMapView
+    from .slice_explorer import SliceExplorer
+
+__all__ = [
+    "Comparison",
+    "CumulativeSummationExplorer",
+    "LayoutExplorer",
+    "MemoryMapView",
+    "SliceExplorer",
+    "compare",
+    "explore",
+]
