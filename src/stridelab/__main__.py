@@ -1,0 +1,8 @@
+"""``python -m stridelab``: the same as the ``stridelab`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

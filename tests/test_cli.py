@@ -1,0 +1,137 @@
+"""The ``stridelab`` command: ``stridelab lab`` copies the tutorials without touching a student's
+edits and serves them with JupyterLab (a real server on a free localhost port)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import stridelab
+from stridelab import _tutorials, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_the_tutorials_are_the_repository_notebooks_in_a_checkout():
+    assert _tutorials.tutorials_dir() == ROOT / "notebooks"
+    assert _tutorials.START in NOTEBOOKS
+
+
+def test_copy_tutorials_copies_every_notebook_then_never_overwrites_an_edit(tmp_path):
+    target = tmp_path / "course"
+    copied, kept = _tutorials.copy_tutorials(target)
+    assert [path.name for path in copied] == NOTEBOOKS and kept == []
+    assert (target / _tutorials.START).read_bytes() == (ROOT / "notebooks" / _tutorials.START).read_bytes()
+
+    edited = target / NOTEBOOKS[1]
+    edited.write_text("my answers")
+    (target / NOTEBOOKS[2]).unlink()
+    copied, kept = _tutorials.copy_tutorials(target)
+    assert [path.name for path in copied] == [NOTEBOOKS[2]]
+    assert sorted(path.name for path in kept) == sorted(set(NOTEBOOKS) - {NOTEBOOKS[2]})
+    assert edited.read_text() == "my answers"
+
+
+def test_copy_tutorials_onto_their_own_folder_copies_nothing():
+    assert _tutorials.copy_tutorials(ROOT / "notebooks") == ([], [])
+
+
+def test_copy_tutorials_into_a_file_is_refused(tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("not a folder")
+    with pytest.raises(NotADirectoryError, match="notes.txt: it is a file, not a folder"):
+        _tutorials.copy_tutorials(target)
+
+
+@pytest.mark.parametrize(("uid", "root_flag"), [(0, ["--allow-root"]), (1000, []), (None, [])])
+def test_jupyterlab_binds_localhost_adds_allow_root_only_for_root_and_lets_options_win(uid, root_flag):
+    argv = cli.jupyterlab_argv(Path("course"), ["--ip=0.0.0.0", "--no-browser"], uid=uid)
+    assert argv == [
+        "--ServerApp.root_dir=course",
+        "--LabApp.default_url=/lab/tree/00-start-here.ipynb",
+        "--ip=127.0.0.1",
+        *root_flag,
+        "--ip=0.0.0.0",
+        "--no-browser",
+    ]
+
+
+def test_no_subcommand_prints_the_help_and_fails(capsys):
+    assert cli.main([]) == 2
+    help_text = capsys.readouterr().err
+    assert help_text.startswith("usage: stridelab [-h] [--version] [--debug] COMMAND ...")
+    assert "lab       open the tutorials in JupyterLab" in help_text
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"stridelab {stridelab.__version__}\n"
+
+
+def test_a_file_as_the_tutorials_folder_is_one_line_and_status_2(tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("")
+    assert cli.main(["lab", str(target)]) == 2
+    assert capsys.readouterr().err == (
+        f"stridelab lab: error: cannot copy the tutorials into {target}: it is a file, not a folder\n"
+    )
+
+
+def test_python_dash_m_stridelab_is_the_command():
+    env = {**os.environ, "COLUMNS": "200"}
+    command = [sys.executable, "-m", "stridelab", "lab", "--help"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.startswith("usage: stridelab lab [-h] [DIR]")
+    assert "./stridelab-tutorials" in result.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install 'stridelab[lab]')")
+    env = dict(os.environ)
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
+        env[name] = str(tmp_path / name.lower())
+    course, port, token = tmp_path / "course", _free_port(), secrets.token_hex(16)
+    command = [sys.executable, "-m", "stridelab", "lab", str(course), "--no-browser", f"--port={port}"]
+    command.append(f"--IdentityProvider.token={token}")
+    log_path = tmp_path / "lab.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        contents = None
+        deadline = time.monotonic() + 60
+        while contents is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=2) as reply:
+                    contents = json.load(reply)
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("stridelab lab did not serve:\n" + log_path.read_text())
+                time.sleep(0.2)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    assert sorted(item["name"] for item in contents["content"]) == NOTEBOOKS
+    log = log_path.read_text()
+    assert log.startswith(f"stridelab: copied {len(NOTEBOOKS)} tutorial notebooks into {course}\n")
+    # JupyterLab prints a token it was given as "token=...".
+    assert f"http://127.0.0.1:{port}/lab/tree/00-start-here.ipynb?token=" in log
