@@ -62,8 +62,8 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     if copied:
         print(f"stridelab: copied {len(copied)} tutorial notebooks into {directory}")
     if kept:
-        names = ", ".join(path.name for path in kept)
-        print(f"stridelab: kept your own copies in {directory} (delete one to get it afresh): {names}")
+        print(f"stridelab: left the {len(kept)} notebooks already in {directory} as they are", end=" ")
+        print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     LabApp.launch_instance(argv=jupyterlab_argv(directory, jupyterlab_options, uid=uid))
     return 0
