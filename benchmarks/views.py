@@ -2,9 +2,11 @@
 
 For a 4096-element and a 1-million-element description: the time to build a MemoryMapView's
 data (memory map, layout, plain lists for the browser; median of several runs), the time to
-render the static SVG, and the bytes the view adds to a saved notebook (widget state plus its
-display bundle). The browser's redraw time after a control change is measured by
-tests/test_browser.py and read here from test-artifacts/browser-redraw.json when present.
+render the static SVG, the time to display the view (its bundle: the static picture as SVG and
+as a PNG painted by matplotlib), and the bytes the view leaves in a notebook stored by
+scripts/execute_notebooks.py (the bundle without the widget view). The browser's redraw time
+after a control change is measured by tests/test_browser.py and read here from
+test-artifacts/browser-redraw.json when present.
 
 Goals: under 20 ms for 4096 elements; under 1 s and under 200 KB of output for a million;
 under 100 ms to redraw.
@@ -40,21 +42,29 @@ def median_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def output_bytes(view: sl.MemoryMapView) -> int:
-    """Bytes a saved notebook holds for the view: its widget state and its display bundle."""
+    """Bytes a stored notebook holds for the view: its display bundle without the widget view."""
     data, _ = view._repr_mimebundle_()
-    return len(json.dumps(view.get_state())) + len(json.dumps(data))
+    return len(json.dumps({mime: value for mime, value in data.items() if mime != WIDGET_VIEW}))
 
 
 def main() -> None:
     sl.MemoryMapView(CASES[0][1])  # import and first-use costs out of the way
-    print(f"{'description':<28} {'elements':>9} {'view data':>10} {'static SVG':>11} {'output':>9}")
+    print(f"{'description':<28} {'elements':>9} {'view data':>10} {'static SVG':>11} {'display':>10} {'output':>9}")
     for name, desc in CASES:
         repeat = 21 if desc.element_count <= 4096 else 5
         build = median_ms(lambda desc=desc: sl.MemoryMapView(desc), repeat)
         svg = median_ms(lambda desc=desc: sl.render_svg(desc), repeat)
-        size = output_bytes(sl.MemoryMapView(desc))
-        print(f"{name:<28} {desc.element_count:>9} {build:>7.1f} ms {svg:>8.1f} ms {size / 1000:>6.1f} KB")
+        view = sl.MemoryMapView(desc)
+        display = median_ms(view._repr_mimebundle_, 5)
+        size = output_bytes(view)
+        print(
+            f"{name:<28} {desc.element_count:>9} {build:>7.1f} ms {svg:>8.1f} ms {display:>7.1f} ms"
+            f" {size / 1000:>6.1f} KB"
+        )
     if ARTIFACT.exists():
         redraw = json.loads(ARTIFACT.read_text())["redraw_ms"]
         print(f"browser redraw after a control change: {redraw:.1f} ms (from {ARTIFACT.name})")

@@ -2,9 +2,11 @@
 
 nbval compares a notebook's stored outputs with a fresh run, so the stored outputs must come from
 a clean, repeatable execution: this runs each notebook top to bottom with nbclient in the current
-environment's kernel, stores the widget state (so saved widgets render on GitHub and in trusted
-notebooks), and drops timing metadata. Re-running it on an unchanged notebook leaves the file
-byte-identical, apart from outputs marked to be ignored by nbval.
+environment's kernel and drops timing metadata. Widget outputs are stored without their widget
+view: a saved widget view renders nowhere without a kernel or a trusted notebook (and an HTML
+export then shows nothing), while every stridelab widget's output also carries its static picture
+(SVG and PNG), which every surface shows. Re-running it on an unchanged notebook leaves the file
+byte-identical, apart from outputs marked to be ignored by nbval and the PNG pictures' bytes.
 
 Usage: python scripts/execute_notebooks.py notebooks/*.ipynb
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -28,25 +31,17 @@ def execute(path: Path, timeout: int) -> None:
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=True,
+        store_widget_state=False,
     )
     client.execute()
     nb.metadata["kernelspec"] = KERNEL
-    if not _has_widget_outputs(nb):
-        nb.metadata.pop("widgets", None)
+    nb.metadata.pop("widgets", None)
     for index, cell in enumerate(nb.cells):
         cell.id = f"cell-{index}"
         cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     nbformat.write(nb, path)
-
-
-def _has_widget_outputs(nb: nbformat.NotebookNode) -> bool:
-    return any(
-        "application/vnd.jupyter.widget-view+json" in output.get("data", {})
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,14 @@
-"""The widgets in a real browser: JupyterLab on a free localhost port, headless Chromium via
-Playwright, the notebook tests/browser/memory_map.ipynb run top to bottom.
+"""stridelab in a real browser: JupyterLab on a free localhost port, headless Chromium via
+Playwright.
 
-Checks that the memory map is drawn, that hovering a logical cell lights its slot, and that
-moving an explorer control redraws the map. Screenshots and the measured redraw time (from
-the key press to the new drawing, kernel round trip included) go to test-artifacts/.
-Skips where Playwright or the system Chromium is missing; always stops the kernels and server.
+- The widgets: tests/browser/memory_map.ipynb run top to bottom; the memory map is drawn,
+  hovering a logical cell lights its slot, and moving an explorer control redraws the map.
+- The tutorials as stored, no cell run and no kernel: every picture output is drawn as a picture
+  of its real size, untrusted (JupyterLab shows the PNG) and trusted (the SVG).
+
+Screenshots and the measured redraw time (from the key press to the new drawing, kernel round
+trip included) go to test-artifacts/. Skips where Playwright or the system Chromium is missing;
+always stops the kernels and server.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ def _settings(settings_dir: Path) -> None:
     for plugin, values in (
         ("apputils-extension/notification", {"fetchNews": "false", "checkForUpdates": False}),
         ("docmanager-extension/plugin", {"autosave": False}),
+        ("notebook-extension/tracker", {"windowingMode": "none"}),  # render every cell, not only those in view
     ):
         path = settings_dir / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +72,13 @@ def lab(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
     home = tmp_path_factory.mktemp("jupyter")
     env = dict(os.environ)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",  # holds the notebook trust database
+        "JUPYTER_RUNTIME_DIR",
+        "JUPYTERLAB_SETTINGS_DIR",
+        "JUPYTERLAB_WORKSPACES_DIR",
+    ):
         env[name] = str(home / name.lower())
     env["IPYTHONDIR"] = str(home / "ipython")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
@@ -102,7 +113,7 @@ def lab(tmp_path_factory):
             if server.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"JupyterLab did not start; see {home / 'server.log'}")
             time.sleep(0.2)
-        yield base, token
+        yield base, token, env
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -113,23 +124,38 @@ def lab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture
-def page(lab):
+@pytest.fixture(scope="module")
+def browser():
     from playwright.sync_api import sync_playwright
 
-    base, token = lab
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset&token={token}")
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=20_000)
-            yield page
+            yield chromium
         finally:
-            # kernels outlive the tab: stop this one (stopping the server stops any other)
-            with contextlib.suppress(Exception):
-                page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-            browser.close()
+            chromium.close()
+
+
+@contextlib.contextmanager
+def opened(browser, lab, path: str):
+    """A page of JupyterLab with the notebook at ``path`` (relative to the repository) open."""
+    base, token, _ = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=20_000)
+        yield page
+    finally:
+        # kernels outlive the tab: stop this one (stopping the server stops any other)
+        with contextlib.suppress(Exception):
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        page.close()
+
+
+@pytest.fixture
+def page(browser, lab):
+    with opened(browser, lab, NOTEBOOK) as page:
+        yield page
 
 
 def test_map_is_drawn_linked_and_redrawn(page):
@@ -145,6 +171,11 @@ def test_map_is_drawn_linked_and_redrawn(page):
     expect(view.locator("g.cell")).to_have_count(12, timeout=20_000)
     expect(view.locator("g.slot")).to_have_count(12)
     expect(explorer.locator("g.cell")).to_have_count(6, timeout=20_000)
+    # each widget shows once, live: its static picture (for saved notebooks) is not drawn beside it
+    expect(page.locator(".jp-OutputArea-output")).to_have_count(2)
+    expect(page.locator(".jp-OutputArea-output.jp-RenderedSVG, .jp-OutputArea-output.jp-RenderedImage")).to_have_count(
+        0
+    )
     lit = re.compile(r"\bhl\b")
 
     # a slot lights its cell: slot 4 holds (0, 0, 0, 2), at 0*1 + 0*6 + 2*2 = 4
@@ -176,3 +207,78 @@ def test_map_is_drawn_linked_and_redrawn(page):
         json.dumps({"redraw_ms": round(redraw_ms, 1), "what": "key press on a size slider to the map redrawn"}) + "\n"
     )
     assert redraw_ms > 0
+
+
+# -- the tutorials as stored ------------------------------------------------------------------------
+
+TUTORIALS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def stored_pictures(path: Path) -> list[tuple[int, int] | None]:
+    """For each output of the stored notebook that holds a picture, the size it is drawn at (None
+    for a plain PNG, e.g. a matplotlib figure)."""
+    sizes = []
+    for cell in json.loads(path.read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data or "image/svg+xml" in data:
+                size = output.get("metadata", {}).get("image/png")
+                sizes.append((size["width"], size["height"]) if size else None)
+    return sizes
+
+
+def drawn_pictures(page) -> list[dict]:
+    """Every output area of the open notebook: the rendered picture's kind and size, or none."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.jp-OutputArea-output')].map((area) => {
+            const img = area.querySelector('img');
+            const box = img ? img.getBoundingClientRect() : null;
+            return {
+                kind: area.classList.contains('jp-RenderedSVG') ? 'svg'
+                    : area.classList.contains('jp-RenderedImage') ? 'png' : 'other',
+                loaded: img ? img.complete && img.naturalWidth > 0 : false,
+                width: box ? Math.round(box.width) : 0,
+                height: box ? Math.round(box.height) : 0,
+                text: img ? '' : area.textContent.slice(0, 200),
+            };
+        })"""
+    )
+
+
+def check_stored_pictures(browser, lab, kind: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    for path in TUTORIALS:
+        expected = stored_pictures(path)
+        with opened(browser, lab, f"notebooks/{path.name}") as page:
+            # no kernel: stop the one JupyterLab starts on opening; no cell is run
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+            page.wait_for_function(
+                f"() => document.querySelectorAll('.jp-OutputArea-output img').length >= {len(expected)}",
+                timeout=20_000,
+            )
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.jp-OutputArea-output img')].every((i) => i.complete)"
+            )
+            drawn = [area for area in drawn_pictures(page) if area["kind"] != "other"]
+            page.screenshot(path=str(ARTIFACTS / f"stored-{kind}-{path.stem}.png"), full_page=False)
+        assert len(drawn) == len(expected), (path.name, drawn)
+        for area, size in zip(drawn, expected):
+            assert area["loaded"] and area["height"] >= 40, (path.name, area)
+            if size is None:
+                continue
+            # JupyterLab picks the SVG where the notebook is trusted, the PNG where it is not
+            assert area["kind"] == kind, (path.name, area)
+            # the drawing's own size, or the output area's width where that is narrower: never squeezed
+            width, height = size
+            assert area["width"] >= min(width, 900), (path.name, area, size)
+            assert abs(area["width"] / area["height"] - width / height) < 0.02, (path.name, area, size)
+
+
+def test_stored_tutorials_show_every_picture_untrusted(browser, lab):
+    check_stored_pictures(browser, lab, "png")
+
+
+def test_stored_tutorials_show_every_picture_trusted(browser, lab):
+    _, _, env = lab
+    subprocess.run([sys.executable, "-m", "jupyter", "trust", *map(str, TUTORIALS)], env=env, check=True, timeout=60)
+    check_stored_pictures(browser, lab, "svg")

@@ -218,7 +218,9 @@ def test_output_is_deterministic_and_self_contained():
     desc = sl.TensorDesc("FLOAT32", (2, 2, 3), (6, 3, 1))
     svg = sl.render_svg(desc)
     assert svg == sl.render_svg(sl.TensorDesc("FLOAT32", (2, 2, 3), (6, 3, 1)))
-    assert svg == desc._repr_html_() == desc.memory_map()._repr_html_()
+    for shown in (desc, desc.memory_map()):
+        data, _ = shown._repr_mimebundle_()
+        assert data["image/svg+xml"] == svg and "text/html" not in data
     assert "0x" not in svg
     ids = [e.get("id") for e in parse(svg).iter() if e.get("id")]
     assert ids == ["stridelab-hatch"]
@@ -260,7 +262,7 @@ def test_strided_tensor_cells_show_buffer_values():
         (2, 1): "10",
     }
     assert hatched(svg) == [1, 3, 5, 7, 9]
-    assert svg == t._repr_html_()
+    assert svg == t._repr_mimebundle_()[0]["image/svg+xml"]
 
 
 def test_float_values_are_short():

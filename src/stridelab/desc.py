@@ -460,11 +460,12 @@ class TensorDesc:
             )
         return cls(obj["DataType"], sizes, obj.get("Strides"), obj.get("TotalTensorSizeInBytes"))
 
-    def _repr_html_(self) -> str:
-        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
-        from .render import render_svg
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the memory-map picture (logical grid beside the physical buffer) as
+        SVG and PNG, and the repr as text."""
+        from .render.picture import display_bundle
 
-        return render_svg(self)
+        return display_bundle(self)
 
     def __repr__(self) -> str:
         total = "" if self._total is None else f", total_tensor_size_in_bytes={self._total}"

@@ -212,11 +212,12 @@ class MemoryMap:
     def __str__(self) -> str:
         return f"{self.logical_text()}\n\n{self.table()}\n\n{self.summary()}"
 
-    def _repr_html_(self) -> str:
-        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
-        from .render import render_svg
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the memory-map picture (logical grid beside the physical buffer) as
+        SVG and PNG, and the repr as text."""
+        from .render.picture import display_bundle
 
-        return render_svg(self)
+        return display_bundle(self)
 
     def __repr__(self) -> str:
         bound = "" if self.values is None else ", bound to values"

@@ -130,11 +130,12 @@ class StridedTensor:
         values = self.buffer.get() if self.on_gpu else self.buffer
         return MemoryMap(self.desc, values, limit=DEFAULT_LIMIT if limit is None else limit)
 
-    def _repr_html_(self) -> str:
-        """The memory-map picture (logical grid beside the physical buffer) as deterministic SVG."""
-        from .render import render_svg
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the memory-map picture (logical grid beside the physical buffer) as
+        SVG and PNG, and the repr as text."""
+        from .render.picture import display_bundle
 
-        return render_svg(self)
+        return display_bundle(self)
 
     def __repr__(self) -> str:
         where = "cupy" if self.on_gpu else "numpy"

@@ -17,6 +17,7 @@ runs of padding between them) are drawn, and the scene's notes say so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,22 @@ class Scene:
             out.append(Text(x + CELL_W // 2, y + OFFSET_DY, str(offset), "offset"))
             out.append(Text(x + CELL_W // 2, y + BYTE_DY, str(offset * size), "byte"))
         return out
+
+
+#: How several scenes stack into one picture (the SVG and the PNG alike): a caption above each.
+STACK_CAPTION = 22
+STACK_GAP = 10
+
+
+def stack_scenes(scenes: Sequence[Scene]) -> tuple[int, int, list[int]]:
+    """Width and height of ``scenes`` drawn one above the other, each under a caption, and the
+    top of each scene's caption."""
+    width = max(scene.width for scene in scenes)
+    tops, y = [], 0
+    for scene in scenes:
+        tops.append(y)
+        y += STACK_CAPTION + scene.height + STACK_GAP
+    return width, y - STACK_GAP, tops
 
 
 def resolve(obj: Any) -> tuple[TensorDesc, MemoryMap | None, str | None]:

@@ -31,9 +31,9 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .scene import DEFAULT_MAX_CELLS, Scene, Text, build_scene
+from .scene import DEFAULT_MAX_CELLS, STACK_CAPTION, Scene, Text, build_scene, stack_scenes
 
-__all__ = ["KIND_NAMES", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
+__all__ = ["KIND_NAMES", "pictures_svg", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
 
 #: The SVG class (and legend word) of each :class:`~stridelab.memmap.SlotKind`.
 KIND_NAMES = {
@@ -246,27 +246,30 @@ def scene_svg(scene: Scene) -> str:
 def scenes_svg(scenes: list[Scene], names: list[str]) -> str:
     """Several scenes in one SVG document, one above the other under its name (e.g. a layout),
     so that their buffer strips line up for comparison."""
-    gap, caption = 10, 22
-    width = max(s.width for s in scenes)
-    height = sum(s.height + caption for s in scenes) + gap * (len(scenes) - 1)
+    width, height, tops = stack_scenes(scenes)
     title = " | ".join(f"{n}: {s.title}" if n else s.title for s, n in zip(scenes, names))
     parts = [
         _open(width, height, title, f' data-panels="{len(scenes)}"'),
         _DEFS,
         f'<rect class="background" width="{width}" height="{height}" fill="{BACKGROUND}"/>',
     ]
-    y = 0
-    for i, (scene, name) in enumerate(zip(scenes, names)):
+    for i, (scene, name, y) in enumerate(zip(scenes, names, tops)):
         parts.append(
             f'<text class="panel-name" x="10" y="{y + 16}" font-size="13" font-weight="bold" '
             f'fill="{INK}">{escape(name)}</text>'
         )
         parts.append(
-            f'<svg class="panel" data-panel="{i}" x="0" y="{y + caption}" width="{scene.width}" '
+            f'<svg class="panel" data-panel="{i}" x="0" y="{y + STACK_CAPTION}" width="{scene.width}" '
             f'height="{scene.height}" viewBox="0 0 {scene.width} {scene.height}">'
         )
         parts.extend(_body(scene))
         parts.append("</svg>")
-        y += scene.height + caption + gap
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def pictures_svg(scenes: list[Scene], names: list[str]) -> str:
+    """One unnamed scene as :func:`scene_svg`, otherwise as :func:`scenes_svg`."""
+    if len(scenes) == 1 and not names[0]:
+        return scene_svg(scenes[0])
+    return scenes_svg(scenes, names)

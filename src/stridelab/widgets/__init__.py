@@ -1,8 +1,8 @@
 """Interactive memory maps and explorers for JupyterLab (anywidget drawings, ipywidgets controls).
 
 Python computes every map and sends plain data; the browser only draws it and reports what the
-pointer rests on or clicks. Every widget also carries a static SVG of what it shows, so saved
-notebooks read well where no kernel runs.
+pointer rests on or clicks. Every widget also carries a static picture (SVG and PNG) of what it
+shows, so saved notebooks read well where no kernel runs.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops._common import read_input
 from ..render.scene import Scene, build_scene
-from ..render.svg import scenes_svg
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
@@ -121,9 +120,9 @@ class OperatorExplorer(StaticFallback, w.VBox):
     def scene(self, source: Any):
         return build_scene(source, max_cells=self._max_cells)
 
-    def to_svg(self) -> str:
-        """Static pictures of the input and output (or the error that stopped the operator)."""
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
+        """Static pictures of the input and output; none where an error stopped the operator
+        (the text repr names it)."""
         if self.output is None:
-            return f'<div class="stridelab-error" style="{ERROR_STYLE}">{escape(self.error or "")}</div>'
-        scenes = [build_scene(t, max_cells=STATIC_MAX_CELLS) for t in (self.input, self.output)]
-        return scenes_svg(scenes, ["input", "output"])
+            return [], []
+        return [build_scene(t, max_cells=STATIC_MAX_CELLS) for t in (self.input, self.output)], ["input", "output"]

@@ -1,5 +1,5 @@
 """What every stridelab map widget shares: the drawing script, the plain data it draws, and a
-static SVG fallback beside the live view.
+static picture (SVG and PNG) beside the live view.
 
 Python lays a drawing out (:func:`stridelab.render.scene.build_scene`) and sends it as plain
 lists (:func:`panel_data`); ``static/memory_map.js`` only paints it, lights the cells and slots a
@@ -27,8 +27,9 @@ from ..render.palette import (
     STROKE,
     TEXT_ROLES,
 )
+from ..render.picture import picture_bundle
 from ..render.scene import BYTE_DY, OFFSET_DY, Scene
-from ..render.svg import KIND_NAMES, scene_svg, scenes_svg, slot_fill
+from ..render.svg import KIND_NAMES, pictures_svg, slot_fill
 
 __all__ = ["MapWidget", "StaticFallback", "panel_data"]
 
@@ -92,19 +93,38 @@ def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[s
 
 
 class StaticFallback:
-    """For widgets: display the live view with the static SVG (:meth:`to_svg`) as the HTML
-    fallback, shown where widgets cannot run and compared by nbval, and the deterministic repr as
-    text."""
+    """For widgets: alongside the live view, the static picture of what the widget shows (SVG
+    and PNG, see :mod:`stridelab.render.picture`) and the deterministic repr as text.
+
+    A live JupyterLab shows only the widget view; a saved notebook stored without it (as
+    ``scripts/execute_notebooks.py`` stores it), an untrusted one and an HTML export show the
+    picture. Subclasses say what to draw in :meth:`static_scenes`.
+    """
+
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
+        """The scenes of the static picture and their captions; none where nothing is drawn."""
+        raise NotImplementedError
+
+    def static_text(self) -> str:
+        """The plain-text form: the repr, and for a widget in an error state, the error."""
+        error = getattr(self, "error", None)
+        return repr(self) if error is None else f"{self!r}\nnot drawn: {error}"
 
     def to_svg(self) -> str:
-        raise NotImplementedError
+        """The static picture as deterministic SVG ("" where nothing is drawn)."""
+        scenes, names = self.static_scenes()
+        return pictures_svg(scenes, names) if scenes else ""
 
     def _repr_mimebundle_(self, **kwargs: Any):
         bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["text/plain"] = repr(self)
-        data["text/html"] = self.to_svg()
-        return bundle
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        scenes, names = self.static_scenes()
+        if scenes:
+            picture, picture_metadata = picture_bundle(scenes, names, self.static_text())
+            data.update(picture)
+            metadata.update(picture_metadata)
+        data["text/plain"] = self.static_text()
+        return data, metadata
 
 
 class MapWidget(StaticFallback, anywidget.AnyWidget):
@@ -158,12 +178,8 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         """The panels' captions."""
         return list(getattr(self, "_names", []))
 
-    def to_svg(self) -> str:
-        """The static picture of what the widget shows (deterministic SVG)."""
-        scenes = getattr(self, "_scenes", [])
-        if len(scenes) == 1 and not self._names[0]:
-            return scene_svg(scenes[0])
-        return scenes_svg(scenes, self._names) if scenes else ""
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
+        return self.scenes, self.panel_names
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -7,9 +7,8 @@ from typing import Any
 
 from ..desc import TensorDesc, layout_strides
 from ..errors import LayoutError
-from ..render.scene import build_scene
+from ..render.scene import Scene, build_scene
 from ..render.summary import layout_name
-from ..render.svg import scenes_svg
 from ._panels import MapWidget
 from .memory_map_view import STATIC_MAX_CELLS, as_source, desc_of
 
@@ -51,9 +50,9 @@ class Comparison(MapWidget):
     def sources(self) -> list[Any]:
         return list(self._sources)
 
-    def to_svg(self) -> str:
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
         options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
-        return scenes_svg([build_scene(s, **options) for s in self._sources], self._names)
+        return [build_scene(s, **options) for s in self._sources], list(self._names)
 
     def __repr__(self) -> str:
         return f"Comparison({self._sources[0]!r}, {self._sources[1]!r})"
@@ -94,7 +93,7 @@ def compare(
     Returns
     -------
     Comparison
-        A widget; ``to_svg()`` gives the static picture (also its HTML fallback).
+        A widget; ``to_svg()`` gives its static picture (SVG; also stored as PNG in saved notebooks).
 
     Examples
     --------

@@ -12,8 +12,8 @@ from ..desc import TensorDesc, layout_strides
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
+from ..render.scene import Scene, build_scene
 from ..render.summary import DIMENSION_LETTERS, layout_names
-from ..render.svg import render_svg
 from ._panels import StaticFallback
 from .memory_map_view import STATIC_MAX_CELLS, MemoryMapView
 
@@ -282,11 +282,12 @@ class LayoutExplorer(StaticFallback, w.VBox):
         self.view.source = desc
 
     # -- display ----------------------------------------------------------------------------------
-    def to_svg(self) -> str:
-        """The static picture of the current description (or of why there is none)."""
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
+        """The static picture of the current description; none in an error state (the text repr
+        names the error)."""
         if self.desc is None:
-            return f'<div class="stridelab-error" style="{_ERROR_STYLE}">not drawn: {escape(self.error or "")}</div>'
-        return render_svg(self.desc, max_cells=STATIC_MAX_CELLS)
+            return [], []
+        return [build_scene(self.desc, max_cells=STATIC_MAX_CELLS)], [""]
 
     def __repr__(self) -> str:
         if self.desc is None:

@@ -10,7 +10,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
 from ..render.scene import Scene, build_scene
-from ..render.svg import KIND_NAMES, render_svg
+from ..render.svg import KIND_NAMES
 from ..tensor import StridedTensor
 from ._panels import MapWidget
 
@@ -172,9 +172,9 @@ class MemoryMapView(MapWidget):
             "elements": m.elements_at(slot),
         }
 
-    def to_svg(self) -> str:
+    def static_scenes(self) -> tuple[list[Scene], list[str]]:
         options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
-        return render_svg(self._source, **options)
+        return [build_scene(self._source, **options)], [""]
 
     def __repr__(self) -> str:
         return f"MemoryMapView({self._source!r})"

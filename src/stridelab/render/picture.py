@@ -1,0 +1,52 @@
+"""What Jupyter stores and shows for a drawing: static pictures and the text repr, never HTML.
+
+Every surface that shows a saved notebook then has a picture it renders: JupyterLab shows the SVG
+in a trusted notebook and the PNG in an untrusted one (where it renders neither SVG nor inline
+``<svg>`` in HTML), and ``jupyter nbconvert --to html`` inlines the SVG. The SVG is deterministic,
+so nbval compares it; the PNG is painted by matplotlib from the same scenes where the ``plot`` extra
+is installed, and left out where it is not.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from .scene import Scene, build_scene, stack_scenes
+from .svg import pictures_svg
+
+__all__ = ["display_bundle", "picture_bundle"]
+
+Bundle = tuple[dict[str, str], dict[str, Any]]
+
+
+def picture_bundle(scenes: list[Scene], names: list[str], text: str) -> Bundle:
+    """The mime bundle and its metadata for ``scenes`` drawn as one picture, with ``text`` as the
+    plain-text form.
+
+    >>> from stridelab import TensorDesc
+    >>> from stridelab.render.scene import build_scene
+    >>> data, metadata = picture_bundle([build_scene(TensorDesc("UINT8", (2, 3)))], [""], "a 2x3 map")
+    >>> sorted(data)  # with matplotlib installed
+    ['image/png', 'image/svg+xml', 'text/plain']
+    >>> metadata["image/png"]  # shown at the drawing's size; the PNG has twice as many pixels
+    {'width': 594, 'height': 205}
+    """
+    data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names)}
+    try:
+        from .mpl import pictures_png
+    except ImportError as error:
+        if error.name != "matplotlib":
+            raise
+        return data, {}
+    if len(scenes) == 1 and not names[0]:
+        width, height = scenes[0].width, scenes[0].height
+    else:
+        width, height, _ = stack_scenes(scenes)
+    data["image/png"] = base64.b64encode(pictures_png(scenes, names)).decode("ascii")
+    return data, {"image/png": {"width": width, "height": height}}
+
+
+def display_bundle(obj: Any) -> Bundle:
+    """The picture bundle of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``: its memory map."""
+    return picture_bundle([build_scene(obj)], [""], repr(obj))
