@@ -172,7 +172,7 @@ def test_map_is_drawn_linked_and_redrawn(page):
     expect(view.locator("g.slot")).to_have_count(12)
     expect(explorer.locator("g.cell")).to_have_count(6, timeout=20_000)
     # each widget shows once, live: its static picture (for saved notebooks) is not drawn beside it
-    expect(page.locator(".jp-OutputArea-output")).to_have_count(2)
+    expect(page.locator(".jp-OutputArea-output")).to_have_count(3, timeout=20_000)
     expect(page.locator(".jp-OutputArea-output.jp-RenderedSVG, .jp-OutputArea-output.jp-RenderedImage")).to_have_count(
         0
     )
@@ -207,6 +207,35 @@ def test_map_is_drawn_linked_and_redrawn(page):
         json.dumps({"redraw_ms": round(redraw_ms, 1), "what": "key press on a size slider to the map redrawn"}) + "\n"
     )
     assert redraw_ms > 0
+
+    # a cumulative-sum output lights the inputs it sums: output (0, 0, 0, 2) = x[0] + x[1] + x[2]
+    tally = page.locator(".stridelab-operator .stridelab-widget")
+    expect(tally.locator("g.cell")).to_have_count(24, timeout=20_000)
+    tally.locator('svg[data-panel="1"] g.cell[data-coords="0,0,0,2"]').hover()
+    lit_inputs = tally.locator('svg[data-panel="0"] g.cell.hl')
+    expect(lit_inputs).to_have_count(3)
+    assert sorted(lit_inputs.evaluate_all("(cells) => cells.map((c) => c.dataset.coords)")) == [
+        "0,0,0,0",
+        "0,0,0,1",
+        "0,0,0,2",
+    ]
+    tally.screenshot(path=str(ARTIFACTS / "browser-cumsum-hover.png"))
+
+    # an explorer whose controls describe no tensor dims the map it can no longer redraw
+    def opacity() -> float:
+        return float(explorer.locator(".stridelab-panels").evaluate("(el) => getComputedStyle(el).opacity"))
+
+    assert opacity() == 1
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+        ".requestExecute({code: 'explorer.configure(padding={\\'H\\': 1})'}).done"
+    )
+    expect(explorer.locator(".stridelab-error")).to_contain_text("follows the outermost dimension", timeout=10_000)
+    page.wait_for_function(
+        "(el) => getComputedStyle(el).opacity < 1", arg=explorer.locator(".stridelab-panels").element_handle()
+    )
+    assert opacity() < 1
+    explorer.screenshot(path=str(ARTIFACTS / "browser-stale.png"))
 
 
 # -- the tutorials as stored ------------------------------------------------------------------------

@@ -133,3 +133,19 @@ def test_bad_arguments():
         m.elements_at(8)
     with pytest.raises(LayoutError, match="values must be a 1-D buffer of at least 6 elements"):
         MemoryMap(TensorDesc("UINT8", (2, 3)), np.zeros(5, np.uint8))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda d: d.memory_map(limit="5"), TypeError, "limit must be an integer, not str ('5')"),
+        (lambda d: d.memory_map(limit=2.5), TypeError, "limit must be an integer, not float (2.5)"),
+        (lambda d: d.memory_map(limit=-1), LayoutError, "limit = -1: it must be at least 1"),
+        (lambda d: d.memory_map().elements_at("1"), TypeError, "slot must be an integer, not str ('1')"),
+        (lambda d: d.memory_map().elements_at(8), LayoutError, "slot 8 is out of range for a buffer of 8 slots"),
+    ],
+)
+def test_limits_and_slots_are_checked_as_integers(call, error, message):
+    with pytest.raises(error) as raised:
+        call(TensorDesc("UINT8", (2, 3), (5, 1)))
+    assert str(raised.value) == message

@@ -95,3 +95,9 @@ def test_importing_stridelab_does_not_import_matplotlib():
 def test_refuses_what_it_cannot_draw(ax):
     with pytest.raises(TypeError, match="not list"):
         sl.draw_memory_map(ax, [1, 2, 3])
+
+
+def test_an_axes_that_is_not_one_is_a_type_error():
+    with pytest.raises(TypeError) as error:
+        sl.draw_memory_map(None, sl.TensorDesc("FLOAT32", (2, 3)))
+    assert str(error.value) == "ax must be a matplotlib Axes (e.g. from plt.subplots()), not NoneType"

@@ -170,7 +170,7 @@ def test_nchw_and_nhwc_of_1_1_3_5_match_the_page(strides, layout, shown):
 @pytest.mark.parametrize(
     ("sizes", "strides", "name"),
     [
-        ((1, 1, 4, 4), (1, 1, 4, 1), "NCHW"),  # from_array of a (1, 1, 4, 4) array: size-1 strides are 1
+        ((1, 1, 4, 4), (1, 1, 4, 1), "NCHW"),  # a size-1 dimension's stride never matters
         ((1, 3, 2, 2), (12, 1, 6, 3), "NHWC"),
         ((2, 3, 4), (1, 2, 6), "WHD"),
         ((1, 3, 2, 2), (24, 8, 4, 1), "NCHW"),  # padded after each channel's H x W plane

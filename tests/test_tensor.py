@@ -76,3 +76,20 @@ def test_padded_view_reads_only_the_elements():
     t = StridedTensor(d, np.array([1, 2, 3, 0, 0, 4, 5, 6], np.uint8))
     assert t.to_array().tolist() == [[1, 2, 3], [4, 5, 6]]
     assert repr(t) == "StridedTensor(TensorDesc('UINT8', sizes=(2, 3), strides=(5, 1)), buffer=numpy[8])"
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 4, 4), (1, 64, 56, 56), (4, 1, 3), (1,), (1, 1), (2, 1, 1, 5, 1)])
+def test_a_c_contiguous_array_is_the_packed_description(shape):
+    # a size-1 dimension's stride never matters; it gets the packed row-major one
+    t = StridedTensor.from_array(np.zeros(shape, np.float32))
+    assert t.desc == TensorDesc("FLOAT32", shape)
+
+
+def test_the_slice_pages_input_has_the_pages_strides():
+    t = StridedTensor.from_array(np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4))
+    assert t.desc.strides == (16, 16, 4, 1)  # dml-slice1.md: Strides {16, 16, 4, 1}
+
+
+def test_size_1_dimensions_of_a_strided_view_follow_their_inner_neighbour():
+    t = StridedTensor.from_array(np.zeros((3, 8), np.float32)[:1, ::2])  # shape (1, 4), byte strides (32, 8)
+    assert t.desc.strides == (8, 2)

@@ -215,12 +215,12 @@ def test_invalid_combinations_show_the_error_inline():
     e = sl.explore((2, 3), "HW")
     e.padding_sliders[0].value = 1  # padding after the outermost dimension changes no stride
     assert e.desc is None and "follows the outermost dimension" in e.error
-    assert "not drawn: padding[" in e._status.value and "stridelab-stale" in e.view._dom_classes
+    assert "not drawn: padding[" in e._status.value and e.view.stale
     assert repr(e).startswith("LayoutExplorer(error=")
     data, _ = e._repr_mimebundle_()  # no picture of a map that does not exist: the error as text
     assert "image/svg+xml" not in data and data["text/plain"] == f"{e!r}\nnot drawn: {e.error}"
     e.padding_sliders[0].value = 0
-    assert e.desc is not None and "stridelab-stale" not in e.view._dom_classes
+    assert e.desc is not None and not e.view.stale
 
 
 def test_custom_strides_are_typed_in():
@@ -333,7 +333,7 @@ def test_slice_explorer_negative_strides_match_the_page():
     assert e.output.to_array().tolist() == [[[[14.0, 16.0], [6.0, 8.0]]]]
     assert badges(e.view.panels[0]) == {"0,0,3,1": "0", "0,0,3,3": "1", "0,0,1,1": "2", "0,0,1,3": "3"}
     assert repr(e) == (
-        "SliceExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 4, 4), strides=(1, 1, 4, 1)), "
+        "SliceExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 4, 4), strides=(16, 16, 4, 1)), "
         "window_offsets=(0, 0, 0, 1), window_sizes=(1, 1, 4, 3), window_strides=(1, 1, -2, 2))"
     )
 
@@ -405,7 +405,7 @@ def test_cumsum_explorer_runs_the_operator_as_on_the_page(axis, direction, exclu
 def test_cumsum_explorer_walks_the_tally_step_by_step():
     e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=3)
     assert e.step.max == 3 and e.play.max == 3
-    assert e.tally == "step 1 of 4 along axis 3 (W), increasing: output[0, 0, 0, 0] = 2 = 2"
+    assert e.tally == "step 1 of 4 along axis 3 (W), increasing: output[0, 0, 0, 0] = 2"
     e.step.value = 3
     assert e.tally == "step 4 of 4 along axis 3 (W), increasing: output[0, 0, 0, 3] = 2 + 1 + 3 + 5 = 11"
     read, written = e.view.marks
@@ -418,11 +418,19 @@ def test_cumsum_explorer_walks_the_tally_step_by_step():
     assert len(e.view.marks[1]["cells"]["pending"]) == 6  # columns 0 and 1 are not written yet
 
 
-def test_cumsum_explorer_links_the_same_coordinates():
+def test_cumsum_explorer_links_each_output_to_the_inputs_it_sums():
     e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=2, exclusive=True)
-    assert e.view.panels[0]["cells"]["key"] == e.view.panels[1]["cells"]["key"] == list(range(12))
+    assert e.view.panels[0]["cells"]["key"] == list(range(12))
+    # pointing at output (0, 0, h, w) lights the inputs above it (exclusive: not itself)
+    assert e.view.panels[1]["cells"]["key"] == [[], [], [], [], [0], [1], [2], [3], [0, 4], [1, 5], [2, 6], [3, 7]]
+    e.direction.value = "decreasing"
+    e.exclusive.value = False
+    assert e.view.panels[1]["cells"]["key"][:4] == [[0, 4, 8], [1, 5, 9], [2, 6, 10], [3, 7, 11]]
+    assert e.view.panels[1]["cells"]["key"][8:] == [[8], [9], [10], [11]]
+    e.direction.value = "increasing"
+    e.exclusive.value = True
     assert repr(e) == (
-        "CumulativeSummationExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 3, 4), strides=(1, 1, 4, 1)), "
+        "CumulativeSummationExplorer(TensorDesc('FLOAT32', sizes=(1, 1, 3, 4), strides=(12, 12, 4, 1)), "
         "axis=2, direction='increasing', exclusive=True)"
     )
     assert e.tally == "step 1 of 3 along axis 2 (H), increasing, exclusive: output[0, 0, 0, 0] = 0 (nothing summed yet)"
@@ -463,7 +471,7 @@ def test_cumsum_explorer_summarises_inputs_too_large_to_map():
     assert e.error is None and e.output.to_array()[0, :4].tolist() == [2.0, 3.0, 6.0, 11.0]
     assert "input not drawn: 4200000 logical elements are more than the 4000000" in e._status.value
     assert "output not drawn: 4200000 logical elements" in e._status.value
-    assert e.tally == "step 1 of 2000 along axis 1 (W), increasing: output[0, 0] = 2 = 2"
+    assert e.tally == "step 1 of 2000 along axis 1 (W), increasing: output[0, 0] = 2"
     e.step.value = 3
     assert e.tally == "step 4 of 2000 along axis 1 (W), increasing: output[0, 3] = 2 + 1 + 3 + 5 = 11"
     assert e.view.marks[1] == {"cells": {"written": [], "pending": []}, "slots": {"written": []}}
@@ -541,3 +549,75 @@ def test_memory_map_view_says_what_to_draw_instead_of_negative_strides():
     assert "byte_strides [-16, 4] are negative along axes [0]" in message
     assert "draw array[::-1, :] for the buffer layout it reads" in message
     assert "xp.ascontiguousarray(array)" in message
+
+
+# -- faults found by trying the views as a user would ------------------------------------------------
+
+
+def test_a_refused_window_start_keeps_the_view_usable():
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (4, 4)))
+    with pytest.raises(sl.LayoutError, match=r"start\[0\] = 9 is out of range for sizes\[0\] = 4"):
+        view.start = (9, 9)
+    assert view.start is None and view.panels[0]["cells"]["coords"][0] == "0,0"
+    view.source = sl.TensorDesc("FLOAT32", (3, 3))  # raised on every later source= before
+    assert view.desc.sizes == (3, 3) and len(view.panels[0]["cells"]["x"]) == 9
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda d: sl.MemoryMapView(d, maxcells=5, colour=3),
+            "MemoryMapView() got an unexpected keyword argument 'maxcells' (did you mean 'max_cells'?); "
+            "it takes: source, max_cells, columns, start, colour_by, name",
+        ),
+        (
+            lambda d: sl.compare(d, d, colours=2),
+            "compare() got an unexpected keyword argument 'colours' (did you mean 'columns'?); "
+            "it takes: a, b, sizes, data_type, max_cells, columns",
+        ),
+        (
+            lambda d: sl.explore((2, 3), max_sizes=4),
+            "explore() got an unexpected keyword argument 'max_sizes' (did you mean 'max_size'?); "
+            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells",
+        ),
+        (
+            lambda d: sl.SliceExplorer(PAGE_INPUT, window_offset=(0, 0, 0, 0)),
+            "SliceExplorer() got an unexpected keyword argument 'window_offset' (did you mean 'window_offsets'?)",
+        ),
+        (
+            lambda d: sl.CumulativeSummationExplorer(CUMSUM_INPUT, exclusiv=True),
+            "CumulativeSummationExplorer() got an unexpected keyword argument 'exclusiv' (did you mean 'exclusive'?)",
+        ),
+        (
+            lambda d: sl.render_svg(d, colourby=1),
+            "render_svg() got an unexpected keyword argument 'colourby' (did you mean 'colour_by'?)",
+        ),
+    ],
+)
+def test_misspelt_keywords_are_refused_with_the_accepted_ones(make, message):
+    with pytest.raises(TypeError) as error:
+        make(sl.TensorDesc("FLOAT32", (2, 3)))
+    assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"max_size": 0}, sl.LayoutError, "max_size = 0: it must be at least 1"),
+        ({"max_size": 2}, sl.LayoutError, "max_size = 2 is below sizes [2, 3]: the size sliders must reach"),
+        ({"max_size": 2.5}, TypeError, "max_size must be an integer, not float (2.5)"),
+        ({"max_cells": 0}, sl.LayoutError, "max_cells = 0: it must be at least 1"),
+    ],
+)
+def test_explore_refuses_limits_it_cannot_honour(kwargs, error, message):
+    with pytest.raises(error) as raised:
+        sl.explore(sizes=(2, 3), **kwargs)
+    assert str(raised.value).startswith(message)
+
+
+def test_the_tally_of_the_first_step_says_the_value_once():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=3)
+    assert e.tally.endswith("output[0, 0, 0, 0] = 2")
+    e.step.value = 1
+    assert e.tally.endswith("output[0, 0, 0, 1] = 2 + 1 = 3")

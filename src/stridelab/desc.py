@@ -11,7 +11,6 @@ Python ints, so it is exact at any size (a 2**40-element description is no speci
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import _analysis
+from ._validate import int_tuple, int_value
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
@@ -36,33 +36,6 @@ MAX_DIMENSIONS = 8
 _CANONICAL_LETTERS = "NCDHW"
 
 
-def _int_tuple(field: str, values: Any) -> tuple[int, ...]:
-    """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else."""
-    if type(values) in (tuple, list) and all(type(v) is int for v in values):  # the common case, quickly
-        return tuple(values)
-    if isinstance(values, (str, bytes)) or (not isinstance(values, Sequence) and not hasattr(values, "__iter__")):
-        raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
-    result = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool):
-            raise TypeError(f"{field}[{i}] must be an integer, not bool")
-        try:
-            result.append(operator.index(v))
-        except TypeError:
-            raise TypeError(f"{field}[{i}] must be an integer, not {type(v).__name__} ({v!r})") from None
-    return tuple(result)
-
-
-def _int_value(field: str, value: Any) -> int:
-    """``value`` as a Python int; TypeError naming ``field`` for bools, floats and the like."""
-    if isinstance(value, bool):
-        raise TypeError(f"{field} must be an integer, not bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{field} must be an integer, not {type(value).__name__} ({value!r})") from None
-
-
 def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
     """One bool (or numpy bool) per dimension; TypeError for strings, numbers and the like."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
@@ -78,7 +51,7 @@ def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
 
 
 def _check_sizes(sizes: Any) -> tuple[int, ...]:
-    sizes = _int_tuple("sizes", sizes)
+    sizes = int_tuple("sizes", sizes)
     if not 1 <= len(sizes) <= MAX_DIMENSIONS:
         raise LayoutError(
             f"sizes {list(sizes)} has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}"
@@ -90,7 +63,7 @@ def _check_sizes(sizes: Any) -> tuple[int, ...]:
 
 
 def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
-    strides = _int_tuple("strides", strides)
+    strides = int_tuple("strides", strides)
     if len(strides) != len(sizes):
         raise LayoutError(
             f"strides {list(strides)} has {len(strides)} entries but sizes {list(sizes)} has {len(sizes)}; "
@@ -174,7 +147,7 @@ def _memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
             raise LayoutError(f"layout {layout!r} names {len(letters)} dimensions but sizes has {rank}")
         canonical = sorted(letters, key=_CANONICAL_LETTERS.index)
         return tuple(canonical.index(c) for c in letters)
-    order = _int_tuple("layout", layout)
+    order = int_tuple("layout", layout)
     if sorted(order) != list(range(rank)):
         raise LayoutError(f"layout {list(order)} must be a permutation of the dimension indices 0..{rank - 1}")
     return order
@@ -187,7 +160,7 @@ def _dimension_index(key: str | int, layout: str | Sequence[int], rank: int, fie
         if not isinstance(layout, str) or len(letter) != 1 or letter not in layout.upper():
             raise LayoutError(f"{field} key {key!r} is not a dimension letter of layout {layout!r}")
         return sorted(layout.upper(), key=_CANONICAL_LETTERS.index).index(letter)
-    index = _int_value(f"{field} key", key)
+    index = int_value(f"{field} key", key)
     if not 0 <= index < rank:
         raise LayoutError(f"{field} key {index} is not a dimension index in 0..{rank - 1}")
     return index
@@ -222,7 +195,7 @@ def layout_strides(
         raise TypeError(f"padding must be a mapping of dimension to element count, not {type(padding).__name__}")
     for key, extra in (padding or {}).items():
         index = _dimension_index(key, layout, rank, "padding")
-        extra = _int_value(f"padding[{key!r}]", extra)
+        extra = int_value(f"padding[{key!r}]", extra)
         if extra < 0:
             raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
         if extra and index == order[0]:
@@ -264,7 +237,7 @@ class TensorDesc:
         strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
         required = calc_buffer_tensor_size(dtype, sizes, strides)
         if total_tensor_size_in_bytes is not None:
-            total = _int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
+            total = int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
             if total < required:
                 raise LayoutError(
                     f"total_tensor_size_in_bytes = {total} is smaller than the {required} bytes that "
@@ -345,7 +318,7 @@ class TensorDesc:
 
     def offset_of(self, coords: Sequence[int]) -> int:
         """Buffer element offset of the element at logical ``coords``: ``dot(coords, strides)``."""
-        coords = _int_tuple("coords", coords)
+        coords = int_tuple("coords", coords)
         if len(coords) != len(self._sizes):
             raise LayoutError(
                 f"coords {list(coords)} has {len(coords)} entries but the tensor has {len(self._sizes)} dimensions"

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, logical_offsets
+from ._validate import at_least, int_value
 from .desc import TensorDesc
 from .errors import LayoutError
 
@@ -78,6 +79,7 @@ class MemoryMap:
     def __init__(self, desc: TensorDesc, values: Any | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
         if not isinstance(desc, TensorDesc):
             raise TypeError(f"MemoryMap needs a TensorDesc, not {type(desc).__name__}")
+        limit = at_least("limit", limit, 1)
         for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
             if count > limit:
                 raise LayoutError(
@@ -135,6 +137,7 @@ class MemoryMap:
 
     def elements_at(self, slot: int) -> list[tuple[int, ...]]:
         """Logical coordinates of the elements stored at ``slot``, in row-major order."""
+        slot = int_value("slot", slot)
         if not 0 <= slot < self.slot_count:
             raise LayoutError(f"slot {slot} is out of range for a buffer of {self.slot_count} slots")
         flat = self._order[self._starts[slot] : self._starts[slot + 1]]

@@ -67,10 +67,11 @@ class StridedTensor:
     def from_array(cls, array: Any) -> StridedTensor:
         """View any numpy or cupy array with at least one element as a strided tensor, without copying.
 
-        Byte strides become element strides; the buffer is a flat view from the first element to
-        the last. A 0-d array becomes a 1-element, 1-D tensor. Other GPU arrays (a PyTorch CUDA
-        tensor, anything with ``__cuda_array_interface__`` or a CUDA DLPack capsule) are viewed
-        through CuPy, also without copying.
+        Byte strides become element strides (a size-1 dimension, whose stride never matters, gets
+        the packed row-major one: a C-contiguous array is the packed description); the buffer is a
+        flat view from the first element to the last. A 0-d array becomes a 1-element, 1-D tensor.
+        Other GPU arrays (a PyTorch CUDA tensor, anything with ``__cuda_array_interface__`` or a
+        CUDA DLPack capsule) are viewed through CuPy, also without copying.
         """
         array = _as_cupy_if_cuda(array)
         xp = array_module(array)
@@ -84,10 +85,10 @@ class StridedTensor:
             array = array.reshape(1)
         if array.ndim > MAX_DIMENSIONS:
             raise LayoutError(f"array has {array.ndim} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
-        strides = []
+        strides: list[int] = []
         for axis, (n, b) in enumerate(zip(array.shape, array.strides)):
             if n == 1:
-                strides.append(0 if b == 0 else 1)
+                strides.append(0)  # set below
                 continue
             if b < 0 or b % array.itemsize:
                 problem = "negative" if b < 0 else f"not a multiple of the item size {array.itemsize}"
@@ -96,6 +97,13 @@ class StridedTensor:
                     "strides: pass xp.ascontiguousarray(array) instead"
                 )
             strides.append(b // array.itemsize)
+        # A size-1 dimension is never stepped along, so its stride is free: give it the one packed
+        # row-major order would, so that every C-contiguous array is the packed description.
+        inner = 1
+        for axis in reversed(range(array.ndim)):
+            if array.shape[axis] == 1:
+                strides[axis] = inner
+            inner = strides[axis] * array.shape[axis]
         desc = TensorDesc(dtype, array.shape, strides)
         buffer = xp.lib.stride_tricks.as_strided(array, shape=(desc.last_offset + 1,), strides=(array.itemsize,))
         return cls(desc, buffer)

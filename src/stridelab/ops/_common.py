@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._validate import int_tuple
 from ..backend import array_module, is_cupy_array, location
-from ..desc import MAX_DIMENSIONS, TensorDesc, _int_tuple, packed_strides
+from ..desc import MAX_DIMENSIONS, TensorDesc, packed_strides
 from ..dtypes import DataType, data_type
 from ..errors import LayoutError
 from ..tensor import StridedTensor
@@ -126,7 +127,7 @@ def check_data_type(x: Operand, operator_name: str, supported: Sequence[str]) ->
 
 def int_parameter(field: str, value: Any, rank: int) -> tuple[int, ...]:
     """A per-dimension parameter as a tuple of ints, one for each of the ``rank`` dimensions of x."""
-    values = _int_tuple(field, value)
+    values = int_tuple(field, value)
     if len(values) != rank:
         raise LayoutError(
             f"{field} has {len(values)} entries but x has {rank} dimensions; there must be one per dimension"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._optional import optional_imports
+from .._validate import known_keywords
 from ..memmap import SlotKind
 
 with optional_imports("plot", "sl.draw_memory_map"):
@@ -42,6 +43,7 @@ def figure_size(scene: Scene, dpi: float = 100.0) -> tuple[float, float]:
     return scene.width / dpi, scene.height / dpi
 
 
+@known_keywords
 def draw_memory_map(
     ax: Any,
     obj: Any,

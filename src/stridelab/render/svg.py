@@ -16,6 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from .._validate import known_keywords
 from ..memmap import SlotKind
 from .palette import (
     ALIGNMENT_FILL,
@@ -50,6 +51,7 @@ _DEFS = (
 )
 
 
+@known_keywords
 def render_svg(
     obj: Any,
     *,

@@ -50,9 +50,10 @@ _KINDS = [KIND_NAMES[k] for k in sorted(KIND_NAMES)]
 def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[str] | None = None) -> dict:
     """A scene as JSON-ready lists for the widget script.
 
-    ``keys`` (one int per drawn cell, -1 for none) links cells across the panels of one widget:
-    pointing at a cell lights the cells with the same key in the other panels. The default key
-    is the cell's row-major logical index, which links two descriptions of the same tensor.
+    ``keys`` (per drawn cell an int, -1 for none, or a list of ints) links cells across the panels
+    of one widget: pointing at a cell lights the cells that share a key with it in the other
+    panels. The default key is the cell's row-major logical index, which links two descriptions
+    of the same tensor; a list links a cell to several (an output to the inputs it sums).
     ``badges`` puts a small text in a cell's corner (e.g. the order in which it is copied).
     """
     keys = scene.cell_index if keys is None else keys
@@ -74,7 +75,7 @@ def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[s
             "x": scene.cell_x.tolist(),
             "y": scene.cell_y.tolist(),
             "slot": scene.cell_slot.tolist(),
-            "key": [int(k) for k in keys],
+            "key": [[int(k) for k in key] if isinstance(key, list) else int(key) for key in keys],
             "coords": [",".join(map(str, c)) for c in scene.cell_coords.tolist()],
             "badge": badges,
         },
@@ -142,6 +143,9 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         ``{"panel": p, "slot": offset}`` of the slot last clicked (or set from Python), or ``{}``.
     stacked : bool
         Panels one above the other (else side by side, wrapping where the page is narrow).
+    stale : bool
+        The drawing no longer shows the current choice (e.g. the controls describe no tensor):
+        the panels are dimmed until the next drawing.
     """
 
     _esm = _STATIC / "memory_map.js"
@@ -150,6 +154,7 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     marks = traitlets.List(traitlets.Dict()).tag(sync=True)
     selected = traitlets.Dict().tag(sync=True)
     stacked = traitlets.Bool(False).tag(sync=True)
+    stale = traitlets.Bool(False).tag(sync=True)
 
     def show(
         self,

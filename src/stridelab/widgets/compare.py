@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._validate import known_keywords
 from ..desc import TensorDesc, layout_strides
 from ..errors import LayoutError
 from ..render.scene import Scene, build_scene
@@ -69,6 +70,7 @@ def _side(value: Any, sizes: Sequence[int], data_type: str) -> tuple[Any, str]:
     return source, layout_name(desc_of(source)) or "strided"
 
 
+@known_keywords
 def compare(
     a: Any = "NCHW",
     b: Any = "NHWC",

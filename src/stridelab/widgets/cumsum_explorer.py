@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
+from .._validate import known_keywords
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
 from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes, stand_in
@@ -52,6 +53,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
     'step 3 of 4 along axis 3 (W), increasing, exclusive: output[0, 0, 0, 2] = 2 + 1 = 3'
     """
 
+    @known_keywords
     def __init__(
         self,
         x: Any,
@@ -109,13 +111,30 @@ class CumulativeSummationExplorer(OperatorExplorer):
         )
         self.output = output
         self._scenes = (self.scene(self.input), self.scene(output))
-        self.view.show(self._scenes, ["input", "output"])
+        self.view.show(self._scenes, ["input", "output"], [None, self._summed_keys(self._scenes[1], axis)])
         # the tally spells out the first line along the axis: read that line, not the tensors
         self._input_line, self._output_line = first_line(self.input, axis), first_line(output, axis)
         n = self.input.desc.sizes[axis]
         self.play.max = self.step.max = n - 1
         self._mark_step()
         return f"running tally along axis {axis} over {n} elements"
+
+    def _summed_keys(self, scene: Any, axis: int) -> list[list[int]]:
+        """Per output cell, the row-major indices of the input elements its value sums: pointing at
+        an output lights them, pointing at an input lights every output it adds to."""
+        sizes = self.input.desc.sizes
+        n, along = sizes[axis], int(np.prod(sizes[axis + 1 :], dtype=np.int64))
+        positions = scene.cell_coords[:, axis].tolist()
+        firsts = (scene.cell_index - scene.cell_coords[:, axis] * along).tolist()
+        skip = 1 if self.exclusive.value else 0
+        keys = []
+        for position, first in zip(positions, firsts):
+            if self.direction.value == "increasing":
+                summed = range(position + 1 - skip)
+            else:
+                summed = range(position + skip, n)
+            keys.append([first + q * along for q in summed])
+        return keys
 
     def _position(self, step: int) -> int:
         n = self.input.desc.sizes[self.axis.value]
@@ -153,7 +172,12 @@ class CumulativeSummationExplorer(OperatorExplorer):
         letters = DIMENSION_LETTERS.get(len(line))
         name = f" ({letters[axis]})" if letters else ""
         where = ", ".join(map(str, line))
-        summed = f"{' + '.join(values)} = {written}" if values else f"{written} (nothing summed yet)"
+        if not values:
+            summed = f"{written} (nothing summed yet)"
+        elif len(values) == 1:
+            summed = written  # the first element itself: "2 = 2" would say nothing
+        else:
+            summed = f"{' + '.join(values)} = {written}"
         return (
             f"step {step + 1} of {len(order)} along axis {axis}{name}, {self.direction.value}{kind}: "
             f"output[{where}] = {summed}"

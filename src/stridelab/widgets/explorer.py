@@ -8,6 +8,7 @@ from html import escape
 import ipywidgets as w
 import numpy as np
 
+from .._validate import at_least, known_keywords
 from ..desc import TensorDesc, layout_strides
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
@@ -107,6 +108,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
     reason in ``error``); :meth:`configure` sets controls from Python.
     """
 
+    @known_keywords
     def __init__(
         self,
         sizes: Sequence[int] = (1, 3, 2, 2),
@@ -121,6 +123,14 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_cells: int = 512,
     ) -> None:
         sizes = _checked_sizes(sizes)
+        max_size = at_least("max_size", max_size, 1)
+        if max_size < max(sizes):
+            raise LayoutError(
+                f"max_size = {max_size} is below sizes {list(sizes)}: the size sliders must reach every "
+                f"initial size (max_size >= {max(sizes)})"
+            )
+        max_padding = at_least("max_padding", max_padding, 0)
+        max_cells = at_least("max_cells", max_cells, 1)
         data_type = _resolve_data_type(data_type).name
         if strides is not None:
             layout = CUSTOM
@@ -267,7 +277,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
             self._status.value = (
                 f'<div class="stridelab-error" style="{_ERROR_STYLE}">not drawn: {escape(str(error))}</div>'
             )
-            self.view.add_class("stridelab-stale")
+            self.view.stale = True
             return
         self.desc, self.error = desc, None
         if self._layout.value != CUSTOM:
@@ -278,7 +288,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
             f'<code class="stridelab-desc">{escape(repr(desc))}</code> · '
             f"calc_buffer_tensor_size = {desc.required_size} bytes"
         )
-        self.view.remove_class("stridelab-stale")
+        self.view.stale = False
         self.view.source = desc
 
     # -- display ----------------------------------------------------------------------------------
@@ -295,6 +305,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         return f"LayoutExplorer({self.desc!r})"
 
 
+@known_keywords
 def explore(
     sizes: Sequence[int] = (1, 3, 2, 2),
     layout: str | None = None,

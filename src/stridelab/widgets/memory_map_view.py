@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import known_keywords
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
@@ -83,6 +84,7 @@ class MemoryMapView(MapWidget):
     [(0, 2), (1, 2)]
     """
 
+    @known_keywords
     def __init__(
         self,
         source: Any,
@@ -92,9 +94,8 @@ class MemoryMapView(MapWidget):
         start: tuple[int, ...] | None = None,
         colour_by: int | None = None,
         name: str = "",
-        **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__()
         self._options = {"max_cells": max_cells, "columns": columns, "start": start, "colour_by": colour_by}
         self._name = name
         self._source: Any = None
@@ -108,9 +109,12 @@ class MemoryMapView(MapWidget):
 
     @source.setter
     def source(self, value: Any) -> None:
-        source = as_source(value)
-        scene = build_scene(source, **self._options)
-        self._source, self._scene = source, scene
+        self._draw(as_source(value), self._options)
+
+    def _draw(self, source: Any, options: dict[str, Any]) -> None:
+        """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
+        scene = build_scene(source, **options)
+        self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name])
 
     @property
@@ -128,9 +132,9 @@ class MemoryMapView(MapWidget):
 
     @start.setter
     def start(self, value: tuple[int, ...] | None) -> None:
-        """Move the window over a large tensor."""
-        self._options["start"] = None if value is None else tuple(value)
-        self.source = self._source
+        """Move the window over a large tensor; a start outside the tensor is refused and the view
+        keeps its window."""
+        self._draw(self._source, {**self._options, "start": None if value is None else tuple(value)})
 
     def _memory_map(self) -> MemoryMap:
         source = self._source

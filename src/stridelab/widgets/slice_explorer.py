@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
+from .._validate import known_keywords
 from ._operator import OperatorExplorer, as_tensor, input_sizes, stand_in
 
 __all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
@@ -105,6 +106,7 @@ class SliceExplorer(OperatorExplorer):
     [[[[14.0, 16.0], [6.0, 8.0]]]]
     """
 
+    @known_keywords
     def __init__(
         self,
         x: Any,

@@ -114,8 +114,7 @@ function drawPanel(p, pi) {
   for (let i = 0; i < c.x.length; i++) {
     if (!slotCells.has(c.slot[i])) slotCells.set(c.slot[i], []);
     slotCells.get(c.slot[i]).push(i);
-    const key = c.key[i];
-    if (key >= 0) {
+    for (const key of keysOf(c.key[i])) {
       if (!keyCells.has(key)) keyCells.set(key, []);
       keyCells.get(key).push(i);
     }
@@ -123,8 +122,13 @@ function drawPanel(p, pi) {
   return { svg, cellEls, slotEls, slotCells, keyCells, data: p };
 }
 
+// A cell's link keys: one number (-1 for none) or a list (an output linked to every input it sums).
+function keysOf(key) {
+  return (Array.isArray(key) ? key : [key]).filter((k) => k >= 0);
+}
+
 // The cells and slots lit when cell or slot `index` of panel `pi` is pointed at: its slot, every
-// cell stored there, and in the other panels the cells with the same link key and their slots.
+// cell stored there, and in the other panels the cells sharing a link key and their slots.
 function litSets(views, pi, kind, index) {
   const lit = views.map(() => ({ cells: new Set(), slots: new Set() }));
   const v = views[pi];
@@ -138,7 +142,7 @@ function litSets(views, pi, kind, index) {
   } else {
     addSlot(pi, index);
   }
-  const keys = new Set([...lit[pi].cells].map((i) => v.data.cells.key[i]).filter((k) => k >= 0));
+  const keys = new Set([...lit[pi].cells].flatMap((i) => keysOf(v.data.cells.key[i])));
   views.forEach((w, q) => {
     if (q === pi) return;
     for (const key of keys) {
@@ -204,6 +208,10 @@ function render({ model, el }) {
     });
   }
 
+  function showStale() {
+    root.classList.toggle("stale", Boolean(model.get("stale")));
+  }
+
   function draw() {
     row.replaceChildren();
     row.classList.toggle("stacked", Boolean(model.get("stacked")));
@@ -261,12 +269,15 @@ function render({ model, el }) {
   model.on("change:stacked", draw);
   model.on("change:marks", showMarks);
   model.on("change:selected", showSelection);
+  model.on("change:stale", showStale);
   draw();
+  showStale();
   return () => {
     model.off("change:panels", draw);
     model.off("change:stacked", draw);
     model.off("change:marks", showMarks);
     model.off("change:selected", showSelection);
+    model.off("change:stale", showStale);
   };
 }
 
