@@ -353,3 +353,16 @@ def test_a_scene_too_large_to_draw_keeps_one_coordinate_column_per_dimension():
     scene = build_scene(sl.TensorDesc("FLOAT32", (1, 2, 2100, 1000)))
     assert scene.cell_count == 0 and scene.cell_coords.shape == (0, 4)
     assert scene.notes == ("not drawn: 4200000 logical elements are more than the 4000000 a memory map is built for",)
+
+
+def test_an_overlap_the_core_cannot_decide_is_drawn_as_undecided():
+    # strides that do not nest over 9M elements: the overlap check is past its enumeration budget
+    desc = sl.TensorDesc("UINT8", (3000, 3000), (3001, 2))
+    with pytest.raises(sl.LayoutError, match="limit 4000000"):
+        assert desc.is_overlapping is None  # raises before it compares
+    svg = sl.render_svg(desc)
+    assert any(text.startswith("overlap: undecided · 9000000 logical elements") for text in texts(svg))
+    data, _ = desc._repr_mimebundle_()
+    assert data["image/svg+xml"] == svg
+    assert sl.MemoryMapView(desc).desc == desc
+    assert len(sl.compare(desc, sl.TensorDesc("UINT8", (3000, 3000))).panels) == 2

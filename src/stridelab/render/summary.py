@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from itertools import permutations
 
@@ -78,19 +79,34 @@ def layout_name(desc: TensorDesc) -> str | None:
     return next((name for name in names if _nests(name, desc)), None)
 
 
-def classification(desc: TensorDesc) -> str:
-    """``packed``, ``padded``, ``broadcast``, ``overlapping`` (those that hold), else ``strided``."""
+def _decided(fact: Callable[[], bool]) -> bool | None:
+    """A fact of a description, or None where the core cannot decide it within its work budget
+    (the overlap of a large layout whose strides do not nest)."""
     try:
-        padded = desc.is_padded
-    except LayoutError:  # overlapping beyond what can be enumerated: padding is undecided
-        padded = False
+        return fact()
+    except LayoutError:
+        return None
+
+
+def classification(desc: TensorDesc) -> str:
+    """``packed``, ``padded``, ``broadcast``, ``overlapping`` (those that hold), else ``strided``;
+    ``overlap: undecided`` where the overlap is not decided within the core's budget.
+
+    >>> from stridelab import TensorDesc
+    >>> classification(TensorDesc("UINT8", (3000, 3000), (3001, 2)))
+    'overlap: undecided'
+    """
+    overlapping = _decided(lambda: desc.is_overlapping)
     flags = (
-        ("packed", desc.is_packed),
-        ("padded", padded),
+        ("packed", _decided(lambda: desc.is_packed)),
+        ("padded", _decided(lambda: desc.is_padded)),
         ("broadcast", desc.is_broadcast),
-        ("overlapping", desc.is_overlapping),
+        ("overlapping", overlapping),
     )
-    return ", ".join(name for name, flag in flags if flag) or "strided"
+    words = [name for name, flag in flags if flag]
+    if overlapping is None:
+        words.append("overlap: undecided")
+    return ", ".join(words) or "strided"
 
 
 def summary_lines(desc: TensorDesc, slot_kinds: np.ndarray | None) -> tuple[str, str]:
