@@ -6,6 +6,7 @@ import itertools
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ import stridelab as sl
 from stridelab.widgets.memory_map_view import STATIC_MAX_CELLS
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def cell_table(panel: dict) -> dict[str, tuple[int, str]]:
@@ -118,18 +120,17 @@ def test_setting_the_source_redraws_and_clears_the_selection():
     view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3)))
     view.select((0, 0))
     view.source = sl.TensorDesc("FLOAT32", (3, 3))
-    assert len(view.panels[0]["cells"]["x"]) == 9 and view.selected == {}
+    assert len(view.panels[0]["cells"]["coords"]) == 9 and view.selected == {}
 
 
 def test_large_tensors_are_windowed_within_budget():
     view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (1, 4, 512, 512)))
     (panel,) = view.panels
-    assert len(panel["cells"]["x"]) == 1024 and len(panel["slots"]["x"]) <= 1024
-    notes = [text for _, _, text, role in panel["texts"] if role == "note"]
-    assert notes[0] == "showing 1024 of 1048576 logical elements: the window [0:1, 0:4, 0:16, 0:16]"
+    assert len(panel["cells"]["coords"]) == 256 and len(panel["slots"]["offset"]) <= 256
+    assert view.scene.notes[0] == "showing 256 of 1048576 logical elements: the window [0:1, 0:4, 0:8, 0:8]"
     data, _ = view._repr_mimebundle_()
     stored = {mime: value for mime, value in data.items() if mime != WIDGET_VIEW}  # the executor's output
-    assert len(json.dumps(stored)) < 200_000 and len(json.dumps(view.get_state())) < 150_000
+    assert len(json.dumps(stored)) < 200_000 and len(json.dumps(view.get_state())) < 250_000
     view.start = (0, 2, 100, 200)
     assert view.panels[0]["cells"]["coords"][0] == "0,2,100,200"
 
@@ -195,7 +196,7 @@ def test_moving_a_control_redraws():
     before = e.view.panels
     e.size_sliders[1].value = 4
     assert e.desc.sizes == (2, 4) and e.view.panels != before
-    assert len(e.view.panels[0]["cells"]["x"]) == 8
+    assert len(e.view.panels[0]["cells"]["coords"]) == 8
     e._layout.value = "WH"
     assert e.desc.strides == (1, 2)
     e._data_type.value = "FLOAT16"
@@ -310,7 +311,15 @@ CUMSUM_INPUT = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np
 
 
 def badges(panel: dict) -> dict[str, str]:
-    return {c: b for c, b in zip(panel["cells"]["coords"], panel["cells"]["badge"]) if b}
+    """Cell coordinates -> the badge drawn in the cell's corner, read from the panel's SVG."""
+    cells = ET.fromstring(panel["svg"]).iter(f"{SVG}g")
+    return {
+        g.get("data-coords"): badge.text
+        for g in cells
+        if g.get("class") == "cell"
+        for badge in g.iter(f"{SVG}text")
+        if badge.get("class") == "badge"
+    }
 
 
 def test_slice_explorer_positive_strides_match_the_page():
@@ -560,7 +569,7 @@ def test_a_refused_window_start_keeps_the_view_usable():
         view.start = (9, 9)
     assert view.start is None and view.panels[0]["cells"]["coords"][0] == "0,0"
     view.source = sl.TensorDesc("FLOAT32", (3, 3))  # raised on every later source= before
-    assert view.desc.sizes == (3, 3) and len(view.panels[0]["cells"]["x"]) == 9
+    assert view.desc.sizes == (3, 3) and len(view.panels[0]["cells"]["coords"]) == 9
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from .palette import CELL_H, CELL_W, TEXT_ROLES
 from .summary import DIMENSION_LETTERS, summary_lines
 from .window import Window, format_value, shown_slots, strip_items, window
 
-__all__ = ["BYTE_DY", "DEFAULT_MAX_CELLS", "OFFSET_DY", "Scene", "Text", "build_scene", "resolve"]
+__all__ = ["DEFAULT_MAX_CELLS", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
 #: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
 DEFAULT_MAX_CELLS = 256

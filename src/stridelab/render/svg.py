@@ -13,6 +13,7 @@ offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -127,17 +128,28 @@ def _coords(coords: list[int]) -> str:
     return "(" + ", ".join(map(str, coords)) + ")"
 
 
-def _cells(scene: Scene) -> list[str]:
+def _badge(x: int, y: int, badge: str | None) -> str:
+    if not badge:
+        return ""
+    return (
+        f'<text class="badge" x="{x + 2}" y="{y + 9}" font-size="9" font-weight="bold" '
+        f'text-anchor="start">{escape(badge)}</text>'
+    )
+
+
+def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]:
     labels = scene.cell_labels()
     size = scene.desc.element_size
+    badges = badges if badges is not None else [None] * scene.cell_count
     out = []
-    for x, y, coords, index, slot, label in zip(
+    for x, y, coords, index, slot, label, badge in zip(
         scene.cell_x.tolist(),
         scene.cell_y.tolist(),
         scene.cell_coords.tolist(),
         scene.cell_index.tolist(),
         scene.cell_slot.tolist(),
         labels,
+        badges,
     ):
         offset = int(scene.slot_offsets[slot])
         fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]))
@@ -145,7 +157,8 @@ def _cells(scene: Scene) -> list[str]:
             f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
             f'data-slot="{offset}" data-label="{escape(label)}">'
             f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
-            f"{_label(x, y, label)}<title>{_coords(coords)}: element {offset}, byte {offset * size}</title></g>"
+            f"{_label(x, y, label)}{_badge(x, y, badge)}"
+            f"<title>{_coords(coords)}: element {offset}, byte {offset * size}</title></g>"
         )
     return out
 
@@ -210,7 +223,7 @@ def _legend(scene: Scene) -> list[str]:
     return out
 
 
-def _body(scene: Scene) -> list[str]:
+def _body(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]:
     """Everything inside the ``<svg>`` element but the hatch pattern it refers to."""
     w, h = scene.width, scene.height
     sizes = ",".join(map(str, scene.desc.sizes))
@@ -221,7 +234,7 @@ def _body(scene: Scene) -> list[str]:
         *_texts((*scene.texts, *scene.slot_texts())),
         "</g>",
         f'<g class="logical" data-sizes="{sizes}" text-anchor="middle" font-size="12" fill="{INK}">',
-        *_cells(scene),
+        *_cells(scene, badges),
         "</g>",
         f'<g class="buffer" data-slots="{scene.desc.slot_count}" text-anchor="middle" font-size="12" fill="{INK}">',
         *_slots(scene),
@@ -240,9 +253,10 @@ def _open(w: int, h: int, title: str, extra: str = "") -> str:
     )
 
 
-def scene_svg(scene: Scene) -> str:
-    """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document."""
-    return "\n".join([_open(scene.width, scene.height, scene.title), _DEFS, *_body(scene), "</svg>"])
+def scene_svg(scene: Scene, badges: Sequence[str | None] | None = None) -> str:
+    """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document; ``badges``
+    (one text or None per drawn cell) go in the cells' top left corners (e.g. a copy order)."""
+    return "\n".join([_open(scene.width, scene.height, scene.title), _DEFS, *_body(scene, badges), "</svg>"])
 
 
 def scenes_svg(scenes: list[Scene], names: list[str]) -> str:

@@ -1,9 +1,11 @@
-"""What every stridelab map widget shares: the drawing script, the plain data it draws, and a
-static picture (SVG and PNG) beside the live view.
+"""What every stridelab map widget shares: the script, the drawings it shows, and a static
+picture (SVG and PNG) beside the live view.
 
-Python lays a drawing out (:func:`stridelab.render.scene.build_scene`) and sends it as plain
-lists (:func:`panel_data`); ``static/memory_map.js`` only paints it, lights the cells and slots a
-pointer rests on, and reports clicks back through the ``selected`` trait.
+Python lays a drawing out (:func:`stridelab.render.scene.build_scene`) and paints it as SVG
+(:func:`stridelab.render.svg.scene_svg`), the same SVG every other surface shows;
+``static/memory_map.js`` only puts it on the page, lights the cells and slots a pointer rests on
+(from the plain lists :func:`panel_data` sends beside it), and reports clicks back through the
+``selected`` trait.
 """
 
 from __future__ import annotations
@@ -15,40 +17,19 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..render.palette import (
-    ALIGNMENT_FILL,
-    BACKGROUND,
-    CELL_H,
-    CELL_W,
-    FONT_FAMILY,
-    INK,
-    PADDING_FILL,
-    PADDING_HATCH,
-    STROKE,
-    TEXT_ROLES,
-)
 from ..render.picture import picture_bundle
-from ..render.scene import BYTE_DY, OFFSET_DY, Scene
-from ..render.svg import KIND_NAMES, pictures_svg, slot_fill
+from ..render.scene import Scene
+from ..render.svg import KIND_NAMES, pictures_svg, scene_svg
 
 __all__ = ["MapWidget", "StaticFallback", "panel_data"]
 
 _STATIC = Path(__file__).parent / "static"
-_STYLE = {
-    "font": FONT_FAMILY,
-    "background": BACKGROUND,
-    "ink": INK,
-    "stroke": STROKE,
-    "padding_fill": PADDING_FILL,
-    "padding_hatch": PADDING_HATCH,
-    "alignment_fill": ALIGNMENT_FILL,
-}
-_ROLES = {name: role.as_dict() for name, role in TEXT_ROLES.items()}
 _KINDS = [KIND_NAMES[k] for k in sorted(KIND_NAMES)]
 
 
 def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[str] | None = None) -> dict:
-    """A scene as JSON-ready lists for the widget script.
+    """A scene for the widget script: its SVG, painted here as for every other surface, and the
+    plain lists the script needs to link what a pointer rests on.
 
     ``keys`` (per drawn cell an int, -1 for none, or a list of ints) links cells across the panels
     of one widget: pointing at a cell lights the cells that share a key with it in the other
@@ -59,37 +40,20 @@ def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[s
     keys = scene.cell_index if keys is None else keys
     return {
         "name": name,
-        "title": scene.title,
-        "width": scene.width,
-        "height": scene.height,
-        "cell_w": CELL_W,
-        "cell_h": CELL_H,
-        "offset_dy": OFFSET_DY,
-        "byte_dy": BYTE_DY,
+        "svg": scene_svg(scene, badges),
         "element_size": scene.desc.element_size,
-        "style": _STYLE,
-        "roles": _ROLES,
         "kind_names": _KINDS,
-        "texts": [[t.x, t.y, t.text, t.role] for t in scene.texts],
         "cells": {
-            "x": scene.cell_x.tolist(),
-            "y": scene.cell_y.tolist(),
             "slot": scene.cell_slot.tolist(),
             "key": [[int(k) for k in key] if isinstance(key, list) else int(key) for key in keys],
             "coords": [",".join(map(str, c)) for c in scene.cell_coords.tolist()],
-            "badge": badges,
         },
         "slots": {
-            "x": scene.slot_x.tolist(),
-            "y": scene.slot_y.tolist(),
             "offset": scene.slot_offsets.tolist(),
             "kind": scene.slot_kinds.tolist(),
             "count": scene.slot_counts.tolist(),
             "label": list(scene.slot_labels),
-            "fill": [slot_fill(k, c) for k, c in zip(scene.slot_kinds.tolist(), scene.slot_colours.tolist())],
         },
-        "gaps": [list(g) for g in scene.gaps],
-        "legend": [list(e) for e in scene.legend],
     }
 
 

@@ -18,7 +18,7 @@ from ._panels import MapWidget
 __all__ = ["MemoryMapView"]
 
 #: Logical cells (and slots) a live view draws at most by default.
-VIEW_MAX_CELLS = 1024
+VIEW_MAX_CELLS = 256
 #: Cells (and slots) of the static SVG that goes with every live view.
 STATIC_MAX_CELLS = 64
 

@@ -1,117 +1,21 @@
-// stridelab memory-map widget: draws panels that Python laid out, links cells and slots on
-// hover, and reports clicks. All layout arithmetic happens in Python (stridelab.render.scene);
-// this file only turns the plain data it receives into SVG and CSS classes.
+// stridelab memory-map widget: shows the SVG drawings Python painted, links cells and slots on
+// hover, and reports clicks. Layout and painting happen in Python (stridelab.render); this file
+// only wires pointer events onto the drawings and sets CSS classes.
 
-const NS = "http://www.w3.org/2000/svg";
-const HATCH = "stridelab-hatch";
-
-function node(tag, attrs, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function labelSize(label) {
-  return label.length <= 3 ? 12 : label.length === 4 ? 10 : 8;
-}
-
-function box(x, y, w, h, fill, stroke, extra) {
-  return node("rect", { x, y, width: w, height: h, fill, stroke, ...(extra || {}) });
-}
-
-function label(g, x, y, w, text) {
-  const size = labelSize(text);
-  g.appendChild(node("text", size === 12 ? { x: x + w / 2, y: y + 16 } : { x: x + w / 2, y: y + 16, "font-size": size }, text));
-}
-
-// One panel: the same elements, classes and data attributes as stridelab.render_svg.
+// One panel: the SVG Python painted (stridelab.render.svg, the same picture every surface shows),
+// and lookups from the plain lists sent beside it: slot -> cells, link key -> cells.
 function drawPanel(p, pi) {
-  const W = p.cell_w, H = p.cell_h, st = p.style;
-  const svg = node("svg", {
-    class: "stridelab-map", width: p.width, height: p.height, viewBox: `0 0 ${p.width} ${p.height}`,
-    "font-family": st.font, "data-panel": pi, role: "img", "aria-label": p.title,
-  });
-  const defs = node("defs");
-  const pattern = node("pattern", { id: HATCH, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
-  pattern.appendChild(node("rect", { width: 6, height: 6, fill: st.padding_fill }));
-  pattern.appendChild(node("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: st.padding_hatch, "stroke-width": 2 }));
-  defs.appendChild(pattern);
-  svg.appendChild(defs);
-  svg.appendChild(node("rect", { class: "background", width: p.width, height: p.height, fill: st.background }));
-  const s = p.slots, c = p.cells;
-  // the scene's texts, then each slot's element offset above it and byte offset below it
-  const all = p.texts.slice();
-  for (let k = 0; k < s.x.length; k++) {
-    all.push([s.x[k] + W / 2, s.y[k] + p.offset_dy, String(s.offset[k]), "offset"]);
-    all.push([s.x[k] + W / 2, s.y[k] + p.byte_dy, String(s.offset[k] * p.element_size), "byte"]);
-  }
-  const texts = node("g", { class: "texts" });
-  const groups = {};
-  for (const [x, y, text, role] of all) {
-    if (!groups[role]) {
-      const r = p.roles[role];
-      groups[role] = node("g", { class: role, "font-size": r.size, "font-weight": r.weight, "text-anchor": r.anchor, fill: r.colour });
-      texts.appendChild(groups[role]);
-    }
-    groups[role].appendChild(node("text", { x, y }, text));
-  }
-  svg.appendChild(texts);
-
-  const logical = node("g", { class: "logical", "text-anchor": "middle", "font-size": 12, fill: st.ink });
-  const cellEls = [];
-  for (let i = 0; i < c.x.length; i++) {
-    const k = c.slot[i];
-    const g = node("g", { class: "cell", "data-coords": c.coords[i], "data-slot": s.offset[k], "data-label": s.label[k], "data-i": i });
-    g.appendChild(box(c.x[i], c.y[i], W, H, s.fill[k], st.stroke));
-    label(g, c.x[i], c.y[i], W, s.label[k]);
-    if (c.badge && c.badge[i]) {
-      g.appendChild(node("text", { class: "badge", x: c.x[i] + 2, y: c.y[i] + 9, "font-size": 9, "font-weight": "bold", "text-anchor": "start" }, c.badge[i]));
-    }
-    g.appendChild(node("title", {}, `(${c.coords[i].split(",").join(", ")}): element ${s.offset[k]}, byte ${s.offset[k] * p.element_size}`));
-    logical.appendChild(g);
-    cellEls.push(g);
-  }
-  svg.appendChild(logical);
-
-  const buffer = node("g", { class: "buffer", "text-anchor": "middle", "font-size": 12, fill: st.ink });
-  const slotEls = [];
-  for (let k = 0; k < s.x.length; k++) {
-    const kind = p.kind_names[s.kind[k]];
-    const g = node("g", { class: `slot ${kind}`, "data-slot": s.offset[k], "data-byte": s.offset[k] * p.element_size, "data-count": s.count[k], "data-label": s.label[k], "data-k": k });
-    g.appendChild(box(s.x[k], s.y[k], W, H, s.fill[k], st.stroke, kind === "alignment" ? { "stroke-dasharray": "3 2" } : {}));
-    label(g, s.x[k], s.y[k], W, s.label[k]);
-    if (kind === "shared") {
-      g.appendChild(node("text", { class: "count", x: s.x[k] + W - 2, y: s.y[k] + 8, "font-size": 8, "text-anchor": "end" }, `×${s.count[k]}`));
-    }
-    g.appendChild(node("title", {}, `element ${s.offset[k]}, byte ${s.offset[k] * p.element_size}: ${s.count[k]} element(s)`));
-    buffer.appendChild(g);
-    slotEls.push(g);
-  }
-  for (const [x, y, skipped] of p.gaps) {
-    const g = node("g", { class: "gap", "data-skipped": skipped });
-    g.appendChild(box(x, y, W / 2, H, "none", st.stroke, { "stroke-dasharray": "2 2" }));
-    g.appendChild(node("text", { x: x + W / 4, y: y + 16 }, "⋯"));
-    g.appendChild(node("title", {}, `${skipped} slots not drawn`));
-    buffer.appendChild(g);
-  }
-  svg.appendChild(buffer);
-
-  const legend = node("g", { class: "legend", "text-anchor": "middle", fill: st.ink });
-  const marks = { padding: "x", alignment: ".", shared: "×n", gap: "⋯" };
-  for (const [x, y, name] of p.legend) {
-    const fill = name === "padding" ? `url(#${HATCH})` : name === "alignment" ? st.alignment_fill : st.background;
-    const dash = name === "alignment" || name === "gap" ? { "stroke-dasharray": "3 2" } : {};
-    const g = node("g", { class: `legend-${name}` });
-    g.appendChild(box(x, y, 16, 14, fill, st.stroke, dash));
-    g.appendChild(node("text", { x: x + 8, y: y + 11, "font-size": 9 }, marks[name]));
-    legend.appendChild(g);
-  }
-  svg.appendChild(legend);
-
-  // lookups for linking: slot -> cells, key -> cells
+  const template = document.createElement("template");
+  template.innerHTML = p.svg;
+  const svg = template.content.querySelector("svg");
+  svg.dataset.panel = String(pi);
+  const cellEls = [...svg.querySelectorAll("g.logical > g.cell")];
+  const slotEls = [...svg.querySelectorAll("g.buffer > g.slot")];
+  cellEls.forEach((g, i) => { g.dataset.i = String(i); });
+  slotEls.forEach((g, k) => { g.dataset.k = String(k); });
+  const c = p.cells;
   const slotCells = new Map(), keyCells = new Map();
-  for (let i = 0; i < c.x.length; i++) {
+  for (let i = 0; i < c.slot.length; i++) {
     if (!slotCells.has(c.slot[i])) slotCells.set(c.slot[i], []);
     slotCells.get(c.slot[i]).push(i);
     for (const key of keysOf(c.key[i])) {
