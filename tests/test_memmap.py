@@ -149,3 +149,11 @@ def test_limits_and_slots_are_checked_as_integers(call, error, message):
     with pytest.raises(error) as raised:
         call(TensorDesc("UINT8", (2, 3), (5, 1)))
     assert str(raised.value) == message
+
+
+def test_letters_label_up_to_26_elements_and_flat_indices_beyond():
+    assert TensorDesc("UINT8", (2, 13)).memory_map().slot_labels()[25:] == ["Z", ".", "."]  # 26 bytes round up to 28
+    big = TensorDesc("UINT8", (3, 9), (10, 1))  # 27 elements, a padding slot after each row
+    assert big.memory_map().slot_labels()[8:12] == ["8", "x", "9", "10"]
+    broadcast = TensorDesc("UINT8", (4, 9), (0, 1))  # 36 elements in 9 shared slots: the first row's indices
+    assert broadcast.memory_map().slot_labels() == [str(i) for i in range(9)] + ["."] * 3

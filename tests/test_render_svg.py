@@ -6,6 +6,8 @@ never computed by the code under test.
 
 from __future__ import annotations
 
+import itertools
+import math
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -16,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridelab as sl
+from stridelab.render.palette import fills_for
 from stridelab.render.scene import build_scene
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -310,7 +313,7 @@ def test_five_dimensions_fix_the_leading_index_and_say_so():
     svg = sl.render_svg(desc, start=(1, 0, 0, 0, 0))
     drawn = cells(svg)
     assert len(drawn) == 48 and {c[0] for c in drawn} == {1}
-    assert drawn[(1, 1, 1, 2, 3)] == (95, "CR")
+    assert drawn[(1, 1, 1, 2, 3)] == (95, "95")  # more than 26 elements: labelled by flat index
     words = texts(svg)
     assert "(1, 0, 1, :, :)" in words
     assert any(w.startswith("dimensions 0 to 0 fixed at [1]") for w in words)
@@ -366,3 +369,30 @@ def test_an_overlap_the_core_cannot_decide_is_drawn_as_undecided():
     assert data["image/svg+xml"] == svg
     assert sl.MemoryMapView(desc).desc == desc
     assert len(sl.compare(desc, sl.TensorDesc("UINT8", (3000, 3000))).panels) == 2
+
+
+def test_fills_stay_distinct_for_16_values_and_neighbours_differ_most():
+    def rgb(fill):
+        return tuple(int(fill[i : i + 2], 16) for i in (1, 3, 5))
+
+    for count in (9, 16, 24):
+        fills = [rgb(f) for f in fills_for(count)]
+        assert len(fills) == count
+        assert min(math.dist(a, b) for a, b in itertools.combinations(fills, 2)) > 30
+        assert min(math.dist(a, b) for a, b in itertools.pairwise(fills)) > 100
+        # black labels stay readable: every fill is light
+        assert min(0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in fills) > 110
+
+
+def test_nhwc_colours_follow_the_channel_and_large_tensors_are_labelled_by_index():
+    desc = sl.TensorDesc("FLOAT32", (1, 64, 56, 56), sl.layout_strides("NHWC", (1, 64, 56, 56)))
+    svg = sl.render_svg(desc, max_cells=64)
+    fills = {
+        g.get("data-coords"): g.find(f"{SVG}rect").get("fill")
+        for g in parse(svg).iter(f"{SVG}g")
+        if g.get("class") == "cell"
+    }
+    channel_fills = [fills[f"0,{c},0,0"] for c in range(4)]
+    assert len(set(channel_fills)) == 4  # one colour per channel ...
+    assert {fills[f"0,1,{h},{w}"] for h in range(4) for w in range(4)} == {channel_fills[1]}  # ... across H and W
+    assert cells(svg)[(0, 1, 0, 0)] == (1, "3136")  # NHWC: channel 1 at offset 1; label: its flat index 1*56*56

@@ -39,6 +39,11 @@ class SlotKind:
     ALIGNMENT = 3  #: no element, there only because buffer sizes round up to 4 bytes
 
 
+#: Descriptions of at most this many elements label them with letters, as DirectML's pages do;
+#: larger ones with the row-major (flat) index of each slot's first element, which stays readable.
+LETTER_LABELS_UP_TO = 26
+
+
 def element_label(index: int) -> str:
     """Spreadsheet-style letters for the ``index``-th distinct element: A..Z, AA..AZ, BA, ..."""
     label = ""
@@ -144,8 +149,9 @@ class MemoryMap:
         return [tuple(int(i) for i in c) for c in zip(*np.unravel_index(flat, self.desc.sizes))]
 
     def slot_labels(self) -> list[str]:
-        """A label per slot: its value (bound) or the letter of its first element in logical order;
-        ``x`` for padding and ``.`` for alignment."""
+        """A label per slot: its value (bound); else the letter of its first element in logical
+        order (A, B, ... for at most 26 elements, as on DirectML's pages) or, for larger
+        descriptions, that element's row-major index; ``x`` for padding and ``.`` for alignment."""
         return self._slot_labels().tolist()
 
     def _slot_labels(self) -> np.ndarray:
@@ -156,7 +162,10 @@ class MemoryMap:
             return labels
         # each occupied slot's first element in row-major order (the sort by offset is stable)
         first = self._order[self._starts[slots]]
-        labels[slots[np.argsort(first)]] = element_labels_in_order(slots.size)
+        if self.desc.element_count > LETTER_LABELS_UP_TO:
+            labels[slots] = list(map(str, first.tolist()))
+        else:
+            labels[slots[np.argsort(first)]] = element_labels_in_order(slots.size)
         return labels
 
     def element_labels(self) -> np.ndarray:

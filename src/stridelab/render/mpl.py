@@ -24,7 +24,6 @@ from .palette import (
     BACKGROUND,
     CELL_H,
     CELL_W,
-    FILLS,
     INK,
     PADDING_FILL,
     STROKE,
@@ -157,11 +156,11 @@ def _boxes(ax: Any, scene: Scene) -> list[Any]:
     """One collection per look: plain fills, padding (hatched), alignment (dashed), gaps."""
     groups: dict[str, list[tuple[Rectangle, str]]] = {"plain": [], "padding": [], "alignment": [], "gap": []}
     for slot, (x, y) in zip(scene.cell_slot.tolist(), zip(scene.cell_x.tolist(), scene.cell_y.tolist())):
-        _add(groups, x, y, CELL_W, int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]))
+        _add(groups, x, y, CELL_W, int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
     for x, y, kind, colour in zip(
         scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_kinds.tolist(), scene.slot_colours.tolist()
     ):
-        _add(groups, x, y, CELL_W, kind, colour)
+        _add(groups, x, y, CELL_W, kind, colour, scene.fills)
     for x, y, _ in scene.gaps:
         groups["gap"].append((Rectangle((x, y), CELL_W // 2, CELL_H), "none"))
     for x, y, name in scene.legend:
@@ -169,7 +168,7 @@ def _boxes(ax: Any, scene: Scene) -> list[Any]:
         if kind is None:
             groups["gap" if name == "gap" else "plain"].append((Rectangle((x, y), 16, 14), BACKGROUND))
         else:
-            _add(groups, x, y, 16, kind, -1, height=14)
+            _add(groups, x, y, 16, kind, -1, scene.fills, height=14)
     style = {
         "plain": {},
         "padding": {"hatch": "//"},
@@ -194,14 +193,16 @@ def _boxes(ax: Any, scene: Scene) -> list[Any]:
     return artists
 
 
-def _add(groups, x: int, y: int, width: int, kind: int, colour: int, height: int = CELL_H) -> None:
+def _add(
+    groups, x: int, y: int, width: int, kind: int, colour: int, fills: tuple[str, ...], height: int = CELL_H
+) -> None:
     box = Rectangle((x, y), width, height)
     if kind == SlotKind.PADDING:
         groups["padding"].append((box, PADDING_FILL))
     elif kind == SlotKind.ALIGNMENT:
         groups["alignment"].append((box, ALIGNMENT_FILL))
     else:
-        groups["plain"].append((box, FILLS[colour % len(FILLS)]))
+        groups["plain"].append((box, fills[colour % len(fills)]))
 
 
 def _labels(ax: Any, scene: Scene, scale: float) -> list[Any]:

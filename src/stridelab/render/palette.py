@@ -9,6 +9,9 @@ background, so it reads the same in JupyterLab's light and dark themes.
 
 from __future__ import annotations
 
+import colorsys
+import math
+
 __all__ = [
     "ALIGNMENT_FILL",
     "BACKGROUND",
@@ -23,6 +26,7 @@ __all__ = [
     "STROKE",
     "TEXT_ROLES",
     "TextRole",
+    "fills_for",
     "label_font_size",
 ]
 
@@ -72,6 +76,35 @@ TEXT_ROLES: dict[str, TextRole] = {
     "byte": TextRole(8, anchor="middle", colour=MUTED),
     "legend": TextRole(11),
 }
+
+
+#: The most fills a drawing uses: beyond, colours repeat (neighbouring indices still differ).
+MAX_FILLS = 24
+
+
+def fills_for(count: int) -> tuple[str, ...]:
+    """Fills for ``count`` values of the colouring dimension: Paul Tol's eight for up to eight,
+    else up to :data:`MAX_FILLS` light colours of evenly spaced hues, visited in steps of about
+    0.38 of the circle and alternating two lightnesses, so that neighbouring values differ most
+    (distinct for at least 16 values; black text reads on all).
+
+    >>> fills_for(3)
+    ('#77AADD', '#EE8866', '#EEDD88')
+    >>> len(set(fills_for(16))), len(fills_for(64))
+    (16, 24)
+    """
+    if count <= len(FILLS):
+        return FILLS[: max(count, 1)]
+    n = min(count, MAX_FILLS)
+    step = round(n * 0.382)
+    while math.gcd(step, n) != 1:
+        step += 1
+    fills = []
+    for i in range(n):
+        hue = (0.58 + (i * step % n) / n) % 1.0
+        red, green, blue = colorsys.hls_to_rgb(hue, 0.78 if i % 2 == 0 else 0.66, 0.62)
+        fills.append(f"#{round(red * 255):02X}{round(green * 255):02X}{round(blue * 255):02X}")
+    return tuple(fills)
 
 
 def label_font_size(label: str) -> int:

@@ -25,9 +25,9 @@ import numpy as np
 
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind, element_label
+from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
-from .palette import CELL_H, CELL_W, TEXT_ROLES
+from .palette import CELL_H, CELL_W, TEXT_ROLES, fills_for
 from .summary import DIMENSION_LETTERS, summary_lines
 from .window import Window, format_value, shown_slots, strip_items, window
 
@@ -85,6 +85,7 @@ class Scene:
     slot_kinds: np.ndarray
     slot_counts: np.ndarray
     slot_colours: np.ndarray
+    fills: tuple[str, ...]  # the fill of colour index i is fills[i % len(fills)]
     slot_labels: tuple[str, ...]
     gaps: tuple[tuple[int, int, int], ...]  # (x, y, slots skipped)
     legend: tuple[tuple[int, int, str], ...]  # (x, y, "padding" | "alignment" | "shared" | "gap")
@@ -196,8 +197,10 @@ def build_scene(
     logical_right = max([logical_right, *(_text_right(t) for t in captions)])
     strip, gaps, strip_bottom = _strip(memory_map, slots, texts, logical_right + _PANEL_GAP, top, columns)
     labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
+    parts_fills = fills_for(desc.sizes[colour_dim])
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
+    parts["fills"] = parts_fills
     parts["slot_kinds"] = memory_map.slot_kinds[slots]
     parts["slot_counts"] = memory_map.slot_counts[slots]
     legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
@@ -210,6 +213,7 @@ def _empty_parts(rank: int) -> dict[str, np.ndarray]:
     names = ("cell_x", "cell_y", "cell_index", "cell_slot", "slot_x", "slot_y", "slot_offsets", "slot_colours")
     parts = {name: empty for name in names}
     parts.update(cell_coords=np.zeros((0, rank), dtype=np.int64), slot_kinds=empty.astype(np.int8), slot_counts=empty)
+    parts["fills"] = fills_for(1)
     return parts
 
 
@@ -252,8 +256,12 @@ def _check_dim(dim: int, rank: int) -> int:
 
 
 def _colour_dim(sizes: tuple[int, ...]) -> int:
-    """The outermost drawn dimension of size > 1 other than the innermost (for 5 to 8 dimensions
-    the leading ones are fixed, so not drawn); the innermost where there is none."""
+    """The channel dimension (C, dimension 1) of a 4-D or 5-D tensor where it has more than one
+    index, so that NHWC's interleaving of channels shows; else the outermost drawn dimension of
+    size > 1 other than the innermost (for 6 to 8 dimensions the leading ones are fixed, so not
+    drawn); the innermost where there is none."""
+    if len(sizes) in (4, 5) and sizes[1] > 1:
+        return 1
     first = max(0, len(sizes) - 4)
     return next((i for i in range(first, len(sizes) - 1) if sizes[i] > 1), len(sizes) - 1)
 
@@ -272,6 +280,8 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
     if m.values is not None:
         values = m.values[slots[has_element]].tolist()
         names = [format_value(v) for v in values]
+    elif m.desc.element_count > LETTER_LABELS_UP_TO:
+        names = [str(i) for i in first[position[has_element]].tolist()]
     else:
         rank = np.empty(first.size, dtype=np.int64)
         rank[np.argsort(first, kind="stable")] = np.arange(first.size)

@@ -24,7 +24,6 @@ from .palette import (
     BACKGROUND,
     CELL_H,
     CELL_W,
-    FILLS,
     FONT_FAMILY,
     INK,
     PADDING_FILL,
@@ -92,13 +91,13 @@ def render_svg(
     return scene_svg(build_scene(obj, max_cells=max_cells, columns=columns, start=start, colour_by=colour_by))
 
 
-def slot_fill(kind: int, colour: int) -> str:
-    """The fill of a slot (and of its cells) of ``kind`` with palette index ``colour``."""
+def slot_fill(kind: int, colour: int, fills: Sequence[str]) -> str:
+    """The fill of a slot (and of its cells) of ``kind`` with colour index ``colour``."""
     if kind == SlotKind.PADDING:
         return f"url(#{_HATCH_ID})"
     if kind == SlotKind.ALIGNMENT:
         return ALIGNMENT_FILL
-    return FILLS[colour % len(FILLS)]
+    return fills[colour % len(fills)]
 
 
 def _texts(texts: tuple[Text, ...]) -> list[str]:
@@ -152,7 +151,7 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
         badges,
     ):
         offset = int(scene.slot_offsets[slot])
-        fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]))
+        fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
         out.append(
             f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
             f'data-slot="{offset}" data-label="{escape(label)}">'
@@ -194,7 +193,7 @@ def _slots(scene: Scene) -> list[str]:
         out.append(
             f'<g class="slot {KIND_NAMES[kind]}" data-slot="{offset}" data-byte="{offset * size}" '
             f'data-count="{count}" data-label="{escape(label)}">'
-            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{slot_fill(kind, colour)}" '
+            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{slot_fill(kind, colour, scene.fills)}" '
             f'stroke="{STROKE}"{dash}/>{_label(x, y, label)}{badge}'
             f"<title>{_slot_title(offset, offset * size, kind, count)}</title></g>"
         )
