@@ -165,14 +165,14 @@ def test_map_is_drawn_linked_and_redrawn(page):
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     view = page.locator(".stridelab-widget").first
-    explorer = page.locator(".stridelab-explorer")
+    explorer = page.locator(".stridelab-explorer").first
 
     # drawn: 12 cells and 12 slots of an NHWC {1, 2, 2, 3} tensor (strides {12, 1, 6, 2})
     expect(view.locator("g.cell")).to_have_count(12, timeout=20_000)
     expect(view.locator("g.slot")).to_have_count(12)
     expect(explorer.locator("g.cell")).to_have_count(6, timeout=20_000)
     # each widget shows once, live: its static picture (for saved notebooks) is not drawn beside it
-    expect(page.locator(".jp-OutputArea-output")).to_have_count(3, timeout=20_000)
+    expect(page.locator(".jp-OutputArea-output")).to_have_count(4, timeout=20_000)
     expect(page.locator(".jp-OutputArea-output.jp-RenderedSVG, .jp-OutputArea-output.jp-RenderedImage")).to_have_count(
         0
     )
@@ -220,6 +220,21 @@ def test_map_is_drawn_linked_and_redrawn(page):
         "0,0,0,2",
     ]
     tally.screenshot(path=str(ARTIFACTS / "browser-cumsum-hover.png"))
+
+    # a real size, (1, 64, 56, 56) NHWC: the drawing fits the output area, and moving the window
+    # along C redraws other channels
+    big = page.locator(".stridelab-explorer").nth(1)
+    first_cell = big.locator("g.cell").first
+    expect(first_cell).to_have_attribute("data-coords", "0,0,0,0", timeout=20_000)
+    fits = big.locator("svg.stridelab-map").evaluate(
+        "(svg) => svg.getBoundingClientRect().width <= svg.closest('.jp-OutputArea-output').clientWidth"
+    )
+    assert fits
+    handle = big.locator(".stridelab-window .noUi-handle").nth(1)
+    handle.focus()
+    handle.press("ArrowRight")
+    expect(first_cell).to_have_attribute("data-coords", "0,1,0,0", timeout=10_000)
+    big.screenshot(path=str(ARTIFACTS / "browser-window.png"))
 
     # an explorer whose controls describe no tensor dims the map it can no longer redraw
     def opacity() -> float:

@@ -295,11 +295,25 @@ def test_a_million_elements_render_small():
     assert len(cells(svg)) == 256
 
 
-def test_too_large_for_a_map_is_summarised():
-    svg = sl.render_svg(sl.TensorDesc("FLOAT32", (4096, 4096)))
-    assert cells(svg) == {}
-    assert any(t.startswith("not drawn: 16777216 logical elements") for t in texts(svg))
-    assert "packed · 16777216 logical elements" in " ".join(texts(svg))
+def test_too_large_for_a_map_is_drawn_through_a_window_of_its_first_cells():
+    desc = sl.TensorDesc("FLOAT32", (4096, 4096), (4100, 1))  # 16M elements, 4 padding slots after each row
+    svg = sl.render_svg(desc)
+    drawn = cells(svg)
+    assert len(drawn) == 256 and drawn[(0, 0)] == (0, "0") and drawn[(1, 0)] == (4100, "4096")
+    notes = " ".join(texts(svg))
+    assert "16777216 logical elements are more than the 4000000 a memory map is built for" in notes
+    assert "padded · 16777216 logical elements" in notes
+    assert "start= moves the window" in notes
+    gaps = [g for g in parse(svg).iter(f"{SVG}g") if g.get("class") == "gap"]
+    assert gaps and int(gaps[0].get("data-skipped")) == 4100 - 16  # the rest of row 0 and its padding
+    moved = cells(sl.render_svg(desc, start=(4000, 4000)))
+    assert moved[(4000, 4000)] == (4000 * 4100 + 4000, str(4000 * 4096 + 4000))
+
+
+def test_a_tensor_too_large_for_a_map_shows_its_values():
+    t = sl.StridedTensor(sl.TensorDesc("UINT8", (2, 2_500_000)), np.arange(5_000_000, dtype=np.uint8))
+    drawn = cells(sl.render_svg(t, max_cells=8))
+    assert drawn[(1, 0)] == (2_500_000, str(2_500_000 % 256))
 
 
 def test_window_start_moves_the_window():
@@ -352,10 +366,12 @@ def test_rendering_svg_never_imports_matplotlib():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_a_scene_too_large_to_draw_keeps_one_coordinate_column_per_dimension():
+def test_a_scene_too_large_for_a_map_windows_every_dimension():
     scene = build_scene(sl.TensorDesc("FLOAT32", (1, 2, 2100, 1000)))
-    assert scene.cell_count == 0 and scene.cell_coords.shape == (0, 4)
-    assert scene.notes == ("not drawn: 4200000 logical elements are more than the 4000000 a memory map is built for",)
+    # halving the longest side until at most 256 cells remain: 2100 -> 9 and 1000 -> 8
+    assert scene.cell_coords.shape == (1 * 2 * 9 * 8, 4)
+    assert scene.notes[0] == "showing 144 of 4200000 logical elements: the window [0:1, 0:2, 0:9, 0:8]"
+    assert scene.notes[1].startswith("4200000 logical elements are more than the 4000000 a memory map is built for")
 
 
 def test_an_overlap_the_core_cannot_decide_is_drawn_as_undecided():

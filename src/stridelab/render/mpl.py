@@ -156,11 +156,11 @@ def _boxes(ax: Any, scene: Scene) -> list[Any]:
     """One collection per look: plain fills, padding (hatched), alignment (dashed), gaps."""
     groups: dict[str, list[tuple[Rectangle, str]]] = {"plain": [], "padding": [], "alignment": [], "gap": []}
     for slot, (x, y) in zip(scene.cell_slot.tolist(), zip(scene.cell_x.tolist(), scene.cell_y.tolist())):
-        _add(groups, x, y, CELL_W, int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
+        _add(groups, x, y, scene.cell_w, int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
     for x, y, kind, colour in zip(
         scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_kinds.tolist(), scene.slot_colours.tolist()
     ):
-        _add(groups, x, y, CELL_W, kind, colour, scene.fills)
+        _add(groups, x, y, scene.cell_w, kind, colour, scene.fills)
     for x, y, _ in scene.gaps:
         groups["gap"].append((Rectangle((x, y), CELL_W // 2, CELL_H), "none"))
     for x, y, name in scene.legend:
@@ -207,12 +207,13 @@ def _add(
 
 def _labels(ax: Any, scene: Scene, scale: float) -> list[Any]:
     """The labels inside cells and slots, shared-slot badges, gap and legend marks."""
-    items = [(x, y, label) for x, y, label in zip(scene.cell_x.tolist(), scene.cell_y.tolist(), scene.cell_labels())]
-    items += [(x, y, label) for x, y, label in zip(scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_labels)]
-    items += [(x - CELL_W // 4, y, "⋯") for x, y, _ in scene.gaps]
+    w = scene.cell_w
+    items = [(x, y, w, label) for x, y, label in zip(scene.cell_x.tolist(), scene.cell_y.tolist(), scene.cell_labels())]
+    items += [(x, y, w, label) for x, y, label in zip(scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_labels)]
+    items += [(x, y, CELL_W // 2, "⋯") for x, y, _ in scene.gaps]
     artists = [
         ax.text(
-            x + CELL_W / 2,
+            x + width / 2,
             y + 16,
             label,
             fontsize=label_font_size(label) * scale,
@@ -221,7 +222,7 @@ def _labels(ax: Any, scene: Scene, scale: float) -> list[Any]:
             va="baseline",
             zorder=2,
         )
-        for x, y, label in items
+        for x, y, width, label in items
     ]
     for x, y, kind, count in zip(
         scene.slot_x.tolist(), scene.slot_y.tolist(), scene.slot_kinds.tolist(), scene.slot_counts.tolist()
@@ -229,7 +230,7 @@ def _labels(ax: Any, scene: Scene, scale: float) -> list[Any]:
         if kind == SlotKind.SHARED:
             artists.append(
                 ax.text(
-                    x + CELL_W - 2,
+                    x + scene.cell_w - 2,
                     y + 8,
                     f"×{count}",
                     fontsize=8 * scale,

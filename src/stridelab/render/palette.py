@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import colorsys
 import math
+from collections.abc import Sequence
 
 __all__ = [
     "ALIGNMENT_FILL",
@@ -26,8 +27,10 @@ __all__ = [
     "STROKE",
     "TEXT_ROLES",
     "TextRole",
+    "cell_width",
     "fills_for",
     "label_font_size",
+    "text_width",
 ]
 
 #: Paul Tol's light qualitative scheme: light blue, orange, light yellow, pink, light cyan, mint,
@@ -108,6 +111,28 @@ def fills_for(count: int) -> tuple[str, ...]:
 
 
 def label_font_size(label: str) -> int:
-    """Font size (pixels) that fits ``label`` inside one cell."""
-    n = len(label)
-    return 12 if n <= 3 else 10 if n == 4 else 8
+    """Font size (pixels) of a cell's ``label``: 12 for up to three characters, else 10 (cells
+    widen to hold longer labels, see :func:`cell_width`)."""
+    return 12 if len(label) <= 3 else 10
+
+
+def text_width(text: str, size: float) -> int:
+    """A generous estimate of the width of ``text`` at ``size`` pixels (no font metrics, so the
+    same everywhere)."""
+    return int(len(text) * size * 0.62) + 2
+
+
+def cell_width(labels: Sequence[str], offsets: Sequence[int], element_size: int) -> int:
+    """The width of every cell and slot of a drawing: :data:`CELL_W`, or wider where a label, or
+    a slot's element or byte offset written above and below it, would not fit.
+
+    >>> cell_width(["A", "B"], [0, 1], 4), cell_width(["1.235e+04"], [4194304], 4)
+    (32, 64)
+    """
+    widest = max(
+        [0]
+        + [text_width(label, label_font_size(label)) + 6 for label in labels]
+        + [text_width(str(offset), TEXT_ROLES["offset"].size) + 4 for offset in offsets[-1:]]
+        + [text_width(str(offset * element_size), TEXT_ROLES["byte"].size) + 4 for offset in offsets[-1:]]
+    )
+    return max(CELL_W, widest + widest % 2)

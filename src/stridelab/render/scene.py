@@ -27,9 +27,9 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
-from .palette import CELL_H, CELL_W, TEXT_ROLES, fills_for
+from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for
 from .summary import DIMENSION_LETTERS, summary_lines
-from .window import Window, format_value, shown_slots, strip_items, window
+from .window import Window, format_value, shown_slots, strip_items, window, window_slots
 
 __all__ = ["DEFAULT_MAX_CELLS", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
@@ -39,6 +39,10 @@ DEFAULT_MAX_CELLS = 256
 _MARGIN = 10
 _LINE = 16
 _PANEL_GAP = 36
+#: Drawings wrap their buffer strip to stay within this width (pixels), and put it below the
+#: logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it.
+WRAP_WIDTH = 960
+MIN_STRIP_COLUMNS = 8
 _TILE_GAP = 14
 _ROW_HEADER = 26
 _COL_HEADER = 12
@@ -86,6 +90,7 @@ class Scene:
     slot_counts: np.ndarray
     slot_colours: np.ndarray
     fills: tuple[str, ...]  # the fill of colour index i is fills[i % len(fills)]
+    cell_w: int  # the width of every cell and slot (wider than CELL_W for long labels)
     slot_labels: tuple[str, ...]
     gaps: tuple[tuple[int, int, int], ...]  # (x, y, slots skipped)
     legend: tuple[tuple[int, int, str], ...]  # (x, y, "padding" | "alignment" | "shared" | "gap")
@@ -107,8 +112,8 @@ class Scene:
         size = self.desc.element_size
         out = []
         for x, y, offset in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
-            out.append(Text(x + CELL_W // 2, y + OFFSET_DY, str(offset), "offset"))
-            out.append(Text(x + CELL_W // 2, y + BYTE_DY, str(offset * size), "byte"))
+            out.append(Text(x + self.cell_w // 2, y + OFFSET_DY, str(offset), "offset"))
+            out.append(Text(x + self.cell_w // 2, y + BYTE_DY, str(offset * size), "byte"))
         return out
 
 
@@ -165,8 +170,12 @@ def build_scene(
         Logical coordinates of the window's first corner (default: all zeros). For 5 to 8
         dimensions the leading ``rank - 4`` indices are fixed at these values.
     colour_by : int, optional
-        The dimension whose index picks a slot's fill colour (default: the outermost drawn
-        dimension of size > 1 other than the innermost).
+        The dimension whose index picks a slot's fill colour (default: C for a 4-D or 5-D tensor
+        with several channels, else the outermost drawn dimension of size > 1 other than the
+        innermost).
+
+    A description too large for a memory map is drawn all the same: its window's cells, and the
+    slots they use, worked out from the strides alone.
     """
     for name, value in (("max_cells", max_cells), ("columns", columns)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -176,45 +185,48 @@ def build_scene(
     desc, memory_map, too_large = resolve(obj)
     lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
     texts = [Text(_MARGIN, _MARGIN + 12, lines[0], "summary"), Text(_MARGIN, _MARGIN + 12 + _LINE, lines[1], "detail")]
-    if memory_map is None:
-        texts.append(Text(_MARGIN, _MARGIN + 12 + 2 * _LINE, f"not drawn: {too_large}", "note"))
-        return _finish(desc, texts, _empty_parts(desc.dimension_count), (), (), (f"not drawn: {too_large}",))
     win = window(desc.sizes, max_cells, start)
     colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
-    offsets = win.offsets(memory_map)
-    slots, slot_note = shown_slots(memory_map, offsets, max_cells)
-    if slot_note:
-        notes.append(slot_note)
+    if memory_map is not None:
+        offsets = win.offsets(memory_map)
+        slots, slot_note = shown_slots(memory_map, offsets, max_cells)
+        if slot_note:
+            notes.append(slot_note)
+        labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
+        kinds, counts = memory_map.slot_kinds[slots], memory_map.slot_counts[slots]
+    else:
+        values = obj.buffer if isinstance(obj, StridedTensor) else None
+        found = window_slots(desc, win, colour_dim, values)
+        offsets, slots, labels, colours = found.offsets, found.slots, found.labels, found.colours
+        kinds, counts = found.kinds, found.counts
+        notes.append(f"{too_large}: the strip shows the window's own slots only (sharing counted within it)")
+        notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves the window")
     y = _MARGIN + 12 + 2 * _LINE
     for note in notes:
         texts.append(Text(_MARGIN, y, note, "note"))
         y += _LINE
     top = y + 2
     first_logical_text = len(texts)
-    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns)
+    cell_w = cell_width(labels, slots, desc.element_size)
+    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns, cell_w)
     captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
     logical_right = max([logical_right, *(_text_right(t) for t in captions)])
-    strip, gaps, strip_bottom = _strip(memory_map, slots, texts, logical_right + _PANEL_GAP, top, columns)
-    labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
-    parts_fills = fills_for(desc.sizes[colour_dim])
+    # the strip beside the logical view, wrapped to keep the drawing within WRAP_WIDTH; below it
+    # where fewer than MIN_STRIP_COLUMNS slots would fit beside it
+    strip_x, strip_top = logical_right + _PANEL_GAP, top
+    fit = (WRAP_WIDTH - _MARGIN - strip_x) // cell_w
+    if fit < MIN_STRIP_COLUMNS:
+        strip_x, strip_top = _MARGIN, logical_bottom + 8
+        fit = (WRAP_WIDTH - 2 * _MARGIN) // cell_w
+    strip_columns = max(MIN_STRIP_COLUMNS, min(columns, fit))
+    strip, gaps, strip_bottom = _strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
-    parts["fills"] = parts_fills
-    parts["slot_kinds"] = memory_map.slot_kinds[slots]
-    parts["slot_counts"] = memory_map.slot_counts[slots]
+    parts["fills"], parts["cell_w"] = fills_for(desc.sizes[colour_dim]), cell_w
+    parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
-
-
-def _empty_parts(rank: int) -> dict[str, np.ndarray]:
-    """The cell and slot arrays of a scene that draws none (coordinates still have ``rank`` columns)."""
-    empty = np.zeros(0, dtype=np.int64)
-    names = ("cell_x", "cell_y", "cell_index", "cell_slot", "slot_x", "slot_y", "slot_offsets", "slot_colours")
-    parts = {name: empty for name in names}
-    parts.update(cell_coords=np.zeros((0, rank), dtype=np.int64), slot_kinds=empty.astype(np.int8), slot_counts=empty)
-    parts["fills"] = fills_for(1)
-    return parts
 
 
 def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
@@ -223,7 +235,7 @@ def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
     bottom = max(t.y for t in texts) + 8
     for xs, ys, below in ((parts["cell_x"], parts["cell_y"], 8), (parts["slot_x"], parts["slot_y"], 14)):
         if xs.size:
-            right = max(right, int(xs.max()) + CELL_W)
+            right = max(right, int(xs.max()) + parts["cell_w"])
             bottom = max(bottom, int(ys.max()) + CELL_H + below)
     for _x, y, _name in legend:
         bottom = max(bottom, y + 16)
@@ -291,7 +303,7 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
     return labels, colours
 
 
-def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int):
+def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int):
     """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
     rank = desc.dimension_count
     texts.append(Text(x0, y0 + 12, "logical view", "caption"))
@@ -316,25 +328,30 @@ def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int,
         row_names = [str(win.starts[-2] + r) for r in range(rows)]
         col_names = [str(win.starts[-1] + c) for c in range(cols)]
     caption_h = _TILE_CAPTION if rank >= 3 else 0
-    tile_w = _ROW_HEADER + cols * CELL_W + _TILE_GAP
+    tile_w = _ROW_HEADER + cols * cell_w + _TILE_GAP
     tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
     tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
     tiles_c = win.counts[-3] if rank >= 4 else 1
+    # tiles across (C) wrap onto further rows to keep the view within WRAP_WIDTH
+    per_row = max(1, min(tiles_c, (WRAP_WIDTH - 2 * _MARGIN + _TILE_GAP) // tile_w))
+    bands = -(-tiles_c // per_row)
     for tr in range(tiles_r):
         for tc in range(tiles_c):
-            tx, ty = x0 + tc * tile_w, top + tr * tile_h
+            tx, ty = x0 + (tc % per_row) * tile_w, top + (tr * bands + tc // per_row) * tile_h
             if rank >= 3:
                 texts.append(Text(tx + _ROW_HEADER, ty + 11, _tile_caption(win, tr, tc), "tile-caption"))
             gx, gy = tx + _ROW_HEADER, ty + caption_h + _COL_HEADER
-            texts.extend(Text(gx + c * CELL_W + CELL_W // 2, gy - 3, name, "index") for c, name in enumerate(col_names))
+            texts.extend(Text(gx + c * cell_w + cell_w // 2, gy - 3, name, "index") for c, name in enumerate(col_names))
             texts.extend(Text(gx - 4, gy + r * CELL_H + 16, name, "index-row") for r, name in enumerate(row_names))
     cells = {
-        "cell_x": (x0 + tile_c * tile_w + _ROW_HEADER + grid_c * CELL_W).astype(np.int64),
-        "cell_y": (top + tile_r * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H).astype(np.int64),
+        "cell_x": (x0 + (tile_c % per_row) * tile_w + _ROW_HEADER + grid_c * cell_w).astype(np.int64),
+        "cell_y": (
+            top + (tile_r * bands + tile_c // per_row) * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H
+        ).astype(np.int64),
         "cell_coords": coords,
         "cell_index": np.ravel_multi_index(tuple(coords.T), desc.sizes).astype(np.int64),
     }
-    return cells, x0 + tiles_c * tile_w - _TILE_GAP, top + tiles_r * tile_h - _TILE_GAP
+    return cells, x0 + per_row * tile_w - _TILE_GAP, top + tiles_r * bands * tile_h - _TILE_GAP
 
 
 def _axes(desc: TensorDesc, columns: int) -> str:
@@ -362,14 +379,14 @@ def _tile_caption(win: Window, tr: int, tc: int) -> str:
     return "(" + ", ".join(str(i) for i in lead) + ", :, :)"
 
 
-def _strip(m: MemoryMap, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int):
+def _strip(desc: TensorDesc, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int):
     """Slot positions of the buffer strip, wrapped into rows of ``columns`` slots, with markers
     where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`)."""
-    size = m.desc.element_size
+    size = desc.element_size
     texts.append(Text(x0, y0 + 12, "physical buffer", "caption"))
     texts.append(Text(x0, y0 + 26, f"slots in offset order, {size} byte{'s' if size > 1 else ''} each", "axes"))
     top = y0 + 34 + _COL_HEADER
-    xs, ys, gaps = strip_items(slots, m.slot_count, x0, top, columns * CELL_W, CELL_W, _GAP_W, _STRIP_ROW)
+    xs, ys, gaps = strip_items(slots, desc.slot_count, x0, top, columns * cell_w, cell_w, _GAP_W, _STRIP_ROW)
     bottom = (int(ys.max()) if ys.size else top) + CELL_H + 10
     return {"slot_x": xs, "slot_y": ys}, gaps, bottom
 

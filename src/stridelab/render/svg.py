@@ -117,10 +117,10 @@ def _texts(texts: tuple[Text, ...]) -> list[str]:
     return out
 
 
-def _label(x: int, y: int, label: str) -> str:
+def _label(x: int, y: int, label: str, cell_w: int) -> str:
     size = label_font_size(label)
     font = "" if size == 12 else f' font-size="{size}"'
-    return f'<text x="{x + CELL_W // 2}" y="{y + 16}"{font}>{escape(label)}</text>'
+    return f'<text x="{x + cell_w // 2}" y="{y + 16}"{font}>{escape(label)}</text>'
 
 
 def _coords(coords: list[int]) -> str:
@@ -155,8 +155,8 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
         out.append(
             f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
             f'data-slot="{offset}" data-label="{escape(label)}">'
-            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
-            f"{_label(x, y, label)}{_badge(x, y, badge)}"
+            f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
+            f"{_label(x, y, label, scene.cell_w)}{_badge(x, y, badge)}"
             f"<title>{_coords(coords)}: element {offset}, byte {offset * size}</title></g>"
         )
     return out
@@ -186,15 +186,17 @@ def _slots(scene: Scene) -> list[str]:
     ):
         dash = ' stroke-dasharray="3 2"' if kind == SlotKind.ALIGNMENT else ""
         badge = (
-            f'<text class="count" x="{x + CELL_W - 2}" y="{y + 8}" font-size="8" text-anchor="end">×{count}</text>'
+            f'<text class="count" x="{x + scene.cell_w - 2}" y="{y + 8}" font-size="8" '
+            f'text-anchor="end">×{count}</text>'
             if kind == SlotKind.SHARED
             else ""
         )
         out.append(
             f'<g class="slot {KIND_NAMES[kind]}" data-slot="{offset}" data-byte="{offset * size}" '
             f'data-count="{count}" data-label="{escape(label)}">'
-            f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{slot_fill(kind, colour, scene.fills)}" '
-            f'stroke="{STROKE}"{dash}/>{_label(x, y, label)}{badge}'
+            f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" '
+            f'fill="{slot_fill(kind, colour, scene.fills)}" stroke="{STROKE}"{dash}/>'
+            f"{_label(x, y, label, scene.cell_w)}{badge}"
             f"<title>{_slot_title(offset, offset * size, kind, count)}</title></g>"
         )
     return out

@@ -11,13 +11,15 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..memmap import MemoryMap
+from ..memmap import MemoryMap, SlotKind
 
-__all__ = ["Window", "format_value", "shown_slots", "strip_items", "window"]
+__all__ = ["Window", "WindowSlots", "format_value", "shown_slots", "strip_items", "window", "window_slots"]
 
 #: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
 _SMALL_HOLE = 8
@@ -82,6 +84,35 @@ def window(sizes: Sequence[int], max_cells: int, start: Sequence[int] | None = N
         longest = max(range(rank), key=lambda i: (counts[i], -i))
         counts[longest] = (counts[longest] + 1) // 2
     return Window(starts, tuple(counts))
+
+
+@dataclass(frozen=True)
+class WindowSlots:
+    """The slots of a window's cells, worked out from the strides alone (no memory map)."""
+
+    offsets: np.ndarray  # per cell, its buffer offset
+    slots: np.ndarray  # the distinct offsets, sorted
+    kinds: np.ndarray  # per slot: ELEMENT, or SHARED where several of the window's cells use it
+    counts: np.ndarray  # per slot, how many of the window's cells use it
+    labels: list[str]  # per slot, its value, else the flat index of its first cell
+    colours: np.ndarray  # per slot, its first cell's index along the colouring dimension
+
+
+def window_slots(desc: TensorDesc, win: Window, colour_dim: int, values: Any = None) -> WindowSlots:
+    """The slots of ``win``'s cells for a description too large for a memory map: only what the
+    window's own cells use is known (what lies between them, padding or elements outside the
+    window, is not worked out). ``values`` is the tensor's buffer, where there is one."""
+    coords = win.coords()
+    offsets = coords @ np.asarray(desc.strides, dtype=np.int64)
+    slots, first, counts = np.unique(offsets, return_index=True, return_counts=True)
+    if values is not None:
+        picked = values[slots]
+        labels = [format_value(v) for v in (picked.get() if hasattr(picked, "get") else picked).tolist()]
+    else:
+        flat = np.ravel_multi_index(tuple(coords[first].T), desc.sizes)
+        labels = [str(i) for i in flat.tolist()]
+    kinds = np.where(counts > 1, SlotKind.SHARED, SlotKind.ELEMENT).astype(np.int8)
+    return WindowSlots(offsets, slots, kinds, counts, labels, coords[first, colour_dim])
 
 
 def shown_slots(m: MemoryMap, cell_offsets: np.ndarray, max_slots: int) -> tuple[np.ndarray, str | None]:

@@ -17,7 +17,7 @@ from ..render.scene import Scene, build_scene
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "not_drawn", "stand_in"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "stand_in"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
@@ -64,12 +64,6 @@ def first_line(t: StridedTensor, axis: int) -> np.ndarray:
     return line.get() if t.on_gpu else np.asarray(line)
 
 
-def not_drawn(scenes: list[Scene], names: list[str]) -> str:
-    """For the status line: the maps too large to draw, and why, in words ("" where all are drawn)."""
-    parts = [f"{name} {scene.notes[0]}" for scene, name in zip(scenes, names) if not scene.cell_count]
-    return "".join(f" · {escape(part)}" for part in parts)
-
-
 class OperatorExplorer(StaticFallback, w.VBox):
     """Controls, a status line, the call being made, and the input and output maps side by side.
 
@@ -114,11 +108,11 @@ class OperatorExplorer(StaticFallback, w.VBox):
             self.view.show([self.scene(self.input)], ["input"])  # the data, without a result
             return
         self.error = None
-        drawn = not_drawn(self.view.scenes, self.view.panel_names)
-        self._status.value = f"{status} · ran on {location(self.input.buffer)}{self._input_note}{drawn}"
+        self._status.value = f"{status} · ran on {location(self.input.buffer)}{self._input_note}"
 
-    def scene(self, source: Any):
-        return build_scene(source, max_cells=self._max_cells)
+    def scene(self, source: Any, start: tuple[int, ...] | None = None):
+        """The map of ``source``; a tensor larger than the cell budget windowed from ``start``."""
+        return build_scene(source, max_cells=self._max_cells, start=start)
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
         """Static pictures of the input and output; none where an error stopped the operator

@@ -110,14 +110,30 @@ class CumulativeSummationExplorer(OperatorExplorer):
             cumulative_summation(self.x, axis, direction=self.direction.value, exclusive=self.exclusive.value)
         )
         self.output = output
-        self._scenes = (self.scene(self.input), self.scene(output))
-        self.view.show(self._scenes, ["input", "output"], [None, self._summed_keys(self._scenes[1], axis)])
+        self._show(None)
         # the tally spells out the first line along the axis: read that line, not the tensors
         self._input_line, self._output_line = first_line(self.input, axis), first_line(output, axis)
         n = self.input.desc.sizes[axis]
         self.play.max = self.step.max = n - 1
         self._mark_step()
         return f"running tally along axis {axis} over {n} elements"
+
+    def _show(self, start: tuple[int, ...] | None) -> None:
+        """Draw input and output, windowed from ``start`` where they are larger than the budget."""
+        self._window_start = start
+        self._scenes = (self.scene(self.input, start), self.scene(self.output, start))
+        keys = [None, self._summed_keys(self._scenes[1], self.axis.value)]
+        self.view.show(self._scenes, ["input", "output"], keys)
+
+    def _follow(self, position: int) -> None:
+        """Move the window along the axis where the current step lies outside it."""
+        axis, scene = self.axis.value, self._scenes[0]
+        if position in scene.cell_coords[:, axis]:
+            return
+        start = list(self._window_start or (0,) * self.input.desc.dimension_count)
+        drawn = len(np.unique(scene.cell_coords[:, axis]))
+        start[axis] = max(0, min(position, self.input.desc.sizes[axis] - drawn))
+        self._show(tuple(start))
 
     def _summed_keys(self, scene: Any, axis: int) -> list[list[int]]:
         """Per output cell, the row-major indices of the input elements its value sums: pointing at
@@ -147,6 +163,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
             return
         axis, step = self.axis.value, self.step.value
         position = self._position(step)
+        self._follow(position)
         order = [self._position(k) for k in range(self.step.max + 1)]
         done = set(order[: step + 1])
         marks = []

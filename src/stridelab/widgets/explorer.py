@@ -120,15 +120,10 @@ class LayoutExplorer(StaticFallback, w.VBox):
         strides: Sequence[int] | None = None,
         max_size: int = 16,
         max_padding: int = 8,
-        max_cells: int = 512,
+        max_cells: int = 256,
     ) -> None:
         sizes = _checked_sizes(sizes)
-        max_size = at_least("max_size", max_size, 1)
-        if max_size < max(sizes):
-            raise LayoutError(
-                f"max_size = {max_size} is below sizes {list(sizes)}: the size sliders must reach every "
-                f"initial size (max_size >= {max(sizes)})"
-            )
+        max_size = at_least("max_size", max_size, 1)  # a larger initial size widens its slider
         max_padding = at_least("max_padding", max_padding, 0)
         max_cells = at_least("max_cells", max_cells, 1)
         data_type = _resolve_data_type(data_type).name
@@ -161,7 +156,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
     # -- controls ---------------------------------------------------------------------------
     def _build_rows(self, sizes: Sequence[int]) -> None:
         rank = len(sizes)
-        self.size_sliders, self.padding_sliders, self.broadcast_boxes = [], [], []
+        self.size_sliders, self.padding_sliders, self.broadcast_boxes, self.window_sliders = [], [], [], []
         rows = []
         for i, n in enumerate(sizes):
             letter = _LETTERS[rank][i]
@@ -170,12 +165,18 @@ class LayoutExplorer(StaticFallback, w.VBox):
             pad = w.IntSlider(value=0, min=0, max=self._max_padding, description="padding")
             pad.add_class("stridelab-padding")
             flag = w.Checkbox(value=False, description="broadcast", indent=False)
-            for control in (size, pad, flag):
+            start = w.IntSlider(
+                value=0, min=0, max=n - 1, description="window from", style={"description_width": "initial"}
+            )
+            start.add_class("stridelab-window")
+            for control in (size, pad, flag, start):
                 control.observe(self._changed, "value")
             self.size_sliders.append(size)
             self.padding_sliders.append(pad)
             self.broadcast_boxes.append(flag)
-            rows.append(w.HBox([w.Label(f"{letter} (dim {i})", layout=w.Layout(width="70px")), size, pad, flag]))
+            self.window_sliders.append(start)
+            label = w.Label(f"{letter} (dim {i})", layout=w.Layout(width="80px"))
+            rows.append(w.HBox([label, size, pad, flag, start]))
         self._rows.children = rows
 
     def _set_layout_options(self, value: str) -> None:
@@ -289,7 +290,18 @@ class LayoutExplorer(StaticFallback, w.VBox):
             f"calc_buffer_tensor_size = {desc.required_size} bytes"
         )
         self.view.stale = False
-        self.view.source = desc
+        self.view.redraw(desc, start=self._window_start(desc.sizes))
+
+    def _window_start(self, sizes: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The first corner of the drawn window, from the window sliders (each kept below its size)."""
+        self._busy = True
+        try:
+            for slider, n in zip(self.window_sliders, sizes):
+                slider.max = n - 1  # also brings a value past it back
+        finally:
+            self._busy = False
+        start = tuple(slider.value for slider in self.window_sliders)
+        return start if any(start) else None
 
     # -- display ----------------------------------------------------------------------------------
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
@@ -315,7 +327,7 @@ def explore(
     padding: Mapping[str | int, int] | None = None,
     strides: Sequence[int] | None = None,
     max_size: int = 16,
-    max_cells: int = 512,
+    max_cells: int = 256,
 ) -> LayoutExplorer:
     """A layout explorer: controls for a description and its live memory map.
 

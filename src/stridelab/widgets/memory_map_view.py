@@ -117,6 +117,11 @@ class MemoryMapView(MapWidget):
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name])
 
+    def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
+        """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting
+        ``source`` and ``start`` in turn, between which the old window may not fit the new source)."""
+        self._draw(as_source(source), {**self._options, "start": None if start is None else tuple(start)})
+
     @property
     def desc(self) -> TensorDesc:
         return self._scene.desc

@@ -181,7 +181,9 @@ class SliceExplorer(OperatorExplorer):
 
     def _draw(self) -> None:
         """Both maps; input cells keyed and numbered by the output element they are copied to."""
-        scene_in, scene_out = self.scene(self.input), self.scene(self.output)
+        # a large input is drawn from the window's corner, so the elements copied are in view
+        start = self.window_offsets if self.input.desc.element_count > self._max_cells else None
+        scene_in, scene_out = self.scene(self.input, start), self.scene(self.output)
         coords = scene_in.cell_coords
         window = (self.window_offsets, self.window_sizes, self.window_strides)
         keys_in = copy_order(coords, *window, self.output.desc.sizes)
