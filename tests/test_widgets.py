@@ -589,17 +589,17 @@ def test_a_refused_window_start_keeps_the_view_usable():
         (
             lambda d: sl.MemoryMapView(d, maxcells=5, colour=3),
             "MemoryMapView() got an unexpected keyword argument 'maxcells' (did you mean 'max_cells'?); "
-            "it takes: source, max_cells, columns, start, colour_by, name",
+            "it takes: source, max_cells, columns, start, window, colour_by, limit, scale, name",
         ),
         (
             lambda d: sl.compare(d, d, colours=2),
             "compare() got an unexpected keyword argument 'colours' (did you mean 'columns'?); "
-            "it takes: a, b, sizes, data_type, max_cells, columns",
+            "it takes: a, b, sizes, data_type, max_cells, columns, window, limit, scale",
         ),
         (
             lambda d: sl.explore((2, 3), max_sizes=4),
             "explore() got an unexpected keyword argument 'max_sizes' (did you mean 'max_size'?); "
-            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells",
+            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells, scale",
         ),
         (
             lambda d: sl.SliceExplorer(PAGE_INPUT, window_offset=(0, 0, 0, 0)),
@@ -640,3 +640,67 @@ def test_the_tally_of_the_first_step_says_the_value_once():
     assert e.tally.endswith("output[0, 0, 0, 0] = 2")
     e.step.value = 1
     assert e.tally.endswith("output[0, 0, 0, 1] = 2 + 1 = 3")
+
+
+# -- windows, budgets and scale on every view --------------------------------------------------------
+
+
+def test_a_window_is_one_start_count_pair_per_dimension():
+    desc = sl.TensorDesc("FLOAT32", (1, 64, 56, 56), sl.layout_strides("NHWC", (1, 64, 56, 56)))
+    view = sl.MemoryMapView(desc, window=[(0, 1), (8, 4), (10, 4), (20, 4)])
+    assert view.window == ((0, 1), (8, 4), (10, 4), (20, 4))
+    assert len(view.panels[0]["cells"]["coords"]) == 64 and view.panels[0]["cells"]["coords"][0] == "0,8,10,20"
+    with pytest.raises(sl.LayoutError, match=r"window\[1\] = \(60, 8\) does not fit sizes\[1\] = 64"):
+        view.window = [(0, 1), (60, 8), (0, 1), (0, 1)]
+    assert view.window == ((0, 1), (8, 4), (10, 4), (20, 4))  # refused: the view keeps its window
+    view.start = (0, 3, 0, 0)  # the shorthand: a window from that corner, as large as max_cells allows
+    assert view.window[1][0] == 3
+    with pytest.raises(sl.LayoutError, match=r"holds 200704 cells, more than max_cells = 256"):
+        sl.MemoryMapView(desc, window=[(0, 1), (0, 64), (0, 56), (0, 56)])
+    with pytest.raises(TypeError, match="give start= or window=, not both"):
+        sl.render_svg(desc, start=(0, 0, 0, 0), window=[(0, 1)] * 4)
+    svg = sl.render_svg(desc, window=[(0, 1), (0, 2), (0, 2), (0, 2)])
+    assert svg.count('<g class="cell"') == 8
+
+
+def test_limit_is_the_memory_map_budget_of_every_view():
+    desc = sl.TensorDesc("UINT8", (20, 20), (21, 1))  # one padding slot after each row
+    assert "x" in sl.MemoryMapView(desc).panels[0]["slots"]["label"]  # a full map: padding known
+    # under a budget of 100 elements only the window's own slots are worked out: no padding claimed
+    limited = sl.MemoryMapView(desc, limit=100)
+    assert "x" not in limited.panels[0]["slots"]["label"]
+    budget = "400 logical elements are more than the 100 a memory map is built for"
+    assert any(note.startswith(budget) for note in limited.scene.notes)
+    assert any(note.startswith(budget) for note in sl.compare(desc, desc, limit=100).scenes[0].notes)
+    assert "more than the 100" in sl.render_svg(desc, limit=100)
+
+
+def test_scale_enlarges_the_picture_not_the_drawing():
+    desc = sl.TensorDesc("FLOAT32", (2, 3))
+    plain, scaled = sl.render_svg(desc), sl.render_svg(desc, scale=2)
+    assert scaled.replace(scaled.split(">", 1)[0], "") == plain.replace(plain.split(">", 1)[0], "")
+    width = int(plain.split('width="', 1)[1].split('"', 1)[0])
+    assert f'width="{2 * width}"' in scaled.split(">", 1)[0] and f'viewBox="0 0 {width} ' in scaled
+    view = sl.MemoryMapView(desc, scale=2)
+    assert f'width="{2 * width}"' in view.panels[0]["svg"].split(">", 1)[0]
+    assert view._repr_mimebundle_()[1]["image/png"]["width"] == 2 * width
+    for make in (lambda: sl.explore((2, 3), scale=1.5), lambda: sl.CumulativeSummationExplorer(CUMSUM_INPUT, scale=2)):
+        assert make()._scale in (1.5, 2.0)
+    with pytest.raises(sl.LayoutError, match=r"scale = 0: it must be more than 0 and at most 8"):
+        sl.MemoryMapView(desc, scale=0)
+    with pytest.raises(TypeError, match=r"scale must be a number, not str \('2'\)"):
+        sl.render_svg(desc, scale="2")
+
+
+def test_live_views_lay_out_for_the_width_the_page_reports():
+    desc = sl.TensorDesc("FLOAT32", (1, 8, 4, 4))
+    view = sl.MemoryMapView(desc)
+    assert view.scene.width > 600  # laid out for 960 px until the page reports its width
+    view.available_width = 600  # as the script reports a narrow output area
+    assert view.scene.width <= 600
+    c = sl.compare(desc, sl.TensorDesc("FLOAT32", (1, 8, 4, 4), sl.layout_strides("NHWC", (1, 8, 4, 4))))
+    c.available_width = 600
+    assert max(scene.width for scene in c.scenes) <= 600
+    e = sl.CumulativeSummationExplorer(np.ones((1, 8, 4, 4), np.float32), axis=1)
+    e.view.available_width = 600
+    assert max(scene.width for scene in e.view.scenes) <= 600

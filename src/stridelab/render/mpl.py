@@ -6,11 +6,12 @@ used; nothing here calls ``plt.show()``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .._optional import optional_imports
 from .._validate import known_keywords
-from ..memmap import SlotKind
+from ..memmap import DEFAULT_LIMIT, SlotKind
 
 with optional_imports("plot", "sl.draw_memory_map"):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -50,7 +51,9 @@ def draw_memory_map(
     max_cells: int = DEFAULT_MAX_CELLS,
     columns: int = 16,
     start: tuple[int, ...] | None = None,
+    window: Sequence[tuple[int, int]] | None = None,
     colour_by: int | None = None,
+    limit: int = DEFAULT_LIMIT,
 ) -> list[Any]:
     """Draw the memory map of ``obj`` on ``ax``: the picture :func:`~stridelab.render_svg` draws.
 
@@ -62,7 +65,7 @@ def draw_memory_map(
     ----------
     ax : matplotlib.axes.Axes
     obj : TensorDesc, MemoryMap or StridedTensor
-    max_cells, columns, start, colour_by
+    max_cells, columns, start, window, colour_by, limit
         As for :func:`~stridelab.render_svg`.
 
     Returns
@@ -82,7 +85,9 @@ def draw_memory_map(
     """
     if not hasattr(ax, "add_patch"):
         raise TypeError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}")
-    scene = build_scene(obj, max_cells=max_cells, columns=columns, start=start, colour_by=colour_by)
+    scene = build_scene(
+        obj, max_cells=max_cells, columns=columns, start=start, window=window, colour_by=colour_by, limit=limit
+    )
     return draw_scene(ax, scene)
 
 

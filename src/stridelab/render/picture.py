@@ -20,7 +20,7 @@ __all__ = ["display_bundle", "picture_bundle"]
 Bundle = tuple[dict[str, str], dict[str, Any]]
 
 
-def picture_bundle(scenes: list[Scene], names: list[str], text: str) -> Bundle:
+def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: float = 1.0) -> Bundle:
     """The mime bundle and its metadata for ``scenes`` drawn as one picture, with ``text`` as the
     plain-text form.
 
@@ -32,7 +32,7 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str) -> Bundle:
     >>> metadata["image/png"]  # shown at the drawing's size; the PNG has twice as many pixels
     {'width': 594, 'height': 205}
     """
-    data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names)}
+    data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names, scale)}
     try:
         from .mpl import pictures_png
     except ImportError as error:
@@ -44,7 +44,7 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str) -> Bundle:
     else:
         width, height, _ = stack_scenes(scenes)
     data["image/png"] = base64.b64encode(pictures_png(scenes, names)).decode("ascii")
-    return data, {"image/png": {"width": width, "height": height}}
+    return data, {"image/png": {"width": round(width * scale), "height": round(height * scale)}}
 
 
 def display_bundle(obj: Any) -> Bundle:

@@ -23,15 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import at_least
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
 from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for
 from .summary import DIMENSION_LETTERS, summary_lines
-from .window import Window, format_value, shown_slots, strip_items, window, window_slots
+from .window import Window, explicit_window, format_value, shown_slots, strip_items, window_slots
+from .window import window as fitted_window
 
-__all__ = ["DEFAULT_MAX_CELLS", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
+__all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
 #: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
 DEFAULT_MAX_CELLS = 256
@@ -39,8 +41,8 @@ DEFAULT_MAX_CELLS = 256
 _MARGIN = 10
 _LINE = 16
 _PANEL_GAP = 36
-#: Drawings wrap their buffer strip to stay within this width (pixels), and put it below the
-#: logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it.
+#: The default width (pixels) drawings wrap their tiles and buffer strip to stay within; the strip
+#: goes below the logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it.
 WRAP_WIDTH = 960
 MIN_STRIP_COLUMNS = 8
 _TILE_GAP = 14
@@ -91,6 +93,7 @@ class Scene:
     slot_colours: np.ndarray
     fills: tuple[str, ...]  # the fill of colour index i is fills[i % len(fills)]
     cell_w: int  # the width of every cell and slot (wider than CELL_W for long labels)
+    window: Window  # the logical coordinates drawn
     slot_labels: tuple[str, ...]
     gaps: tuple[tuple[int, int, int], ...]  # (x, y, slots skipped)
     legend: tuple[tuple[int, int, str], ...]  # (x, y, "padding" | "alignment" | "shared" | "gap")
@@ -133,9 +136,9 @@ def stack_scenes(scenes: Sequence[Scene]) -> tuple[int, int, list[int]]:
     return width, y - STACK_GAP, tops
 
 
-def resolve(obj: Any) -> tuple[TensorDesc, MemoryMap | None, str | None]:
+def resolve(obj: Any, limit: int = DEFAULT_LIMIT) -> tuple[TensorDesc, MemoryMap | None, str | None]:
     """The description of ``obj``, its memory map (bound to values for a strided tensor), and
-    why there is no map where the description is too large for one."""
+    why there is no map where the description has more than ``limit`` elements or slots."""
     if isinstance(obj, MemoryMap):
         return obj.desc, obj, None
     if isinstance(obj, StridedTensor):
@@ -145,9 +148,10 @@ def resolve(obj: Any) -> tuple[TensorDesc, MemoryMap | None, str | None]:
     else:
         raise TypeError(f"expected a TensorDesc, MemoryMap or StridedTensor, not {type(obj).__name__}")
     for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
-        if count > DEFAULT_LIMIT:
-            return desc, None, f"{count} {what} are more than the {DEFAULT_LIMIT} a memory map is built for"
-    return desc, (obj.memory_map() if isinstance(obj, StridedTensor) else desc.memory_map()), None
+        if count > limit:
+            return desc, None, f"{count} {what} are more than the {limit} a memory map is built for"
+    built = obj.memory_map(limit=limit) if isinstance(obj, StridedTensor) else desc.memory_map(limit=limit)
+    return desc, built, None
 
 
 def build_scene(
@@ -156,7 +160,10 @@ def build_scene(
     max_cells: int = DEFAULT_MAX_CELLS,
     columns: int = 16,
     start: tuple[int, ...] | None = None,
+    window: Sequence[tuple[int, int]] | None = None,
     colour_by: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+    width: int = WRAP_WIDTH,
 ) -> Scene:
     """Lay out the memory-map drawing of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``.
 
@@ -167,12 +174,20 @@ def build_scene(
     columns : int
         Slots per row of the buffer strip (and cells per row of a 1-D logical view).
     start : tuple of int, optional
-        Logical coordinates of the window's first corner (default: all zeros). For 5 to 8
-        dimensions the leading ``rank - 4`` indices are fixed at these values.
+        Logical coordinates of the window's first corner (default: all zeros); the window then
+        holds as much as ``max_cells`` allows. For 5 to 8 dimensions the leading ``rank - 4``
+        indices are fixed at these values.
+    window : sequence of (start, count) pairs, optional
+        The window exactly, one pair per dimension (instead of ``start``).
     colour_by : int, optional
         The dimension whose index picks a slot's fill colour (default: C for a 4-D or 5-D tensor
         with several channels, else the outermost drawn dimension of size > 1 other than the
         innermost).
+    limit : int
+        The most logical elements (and slots) a full memory map is built for; beyond, the slots
+        are worked out for the window's cells alone.
+    width : int
+        The width (pixels) the drawing wraps its tiles and buffer strip to stay within.
 
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
@@ -182,10 +197,16 @@ def build_scene(
             raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
         if value < 1:
             raise LayoutError(f"{name} = {value}: it must be at least 1")
-    desc, memory_map, too_large = resolve(obj)
+    limit, width = at_least("limit", limit, 1), at_least("width", width, 200)
+    if start is not None and window is not None:
+        raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
+    desc, memory_map, too_large = resolve(obj, limit)
     lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
     texts = [Text(_MARGIN, _MARGIN + 12, lines[0], "summary"), Text(_MARGIN, _MARGIN + 12 + _LINE, lines[1], "detail")]
-    win = window(desc.sizes, max_cells, start)
+    if window is None:
+        win = fitted_window(desc.sizes, max_cells, start)
+    else:
+        win = explicit_window(desc.sizes, window, max_cells)
     colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
     if memory_map is not None:
@@ -209,21 +230,21 @@ def build_scene(
     top = y + 2
     first_logical_text = len(texts)
     cell_w = cell_width(labels, slots, desc.element_size)
-    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns, cell_w)
+    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns, cell_w, width)
     captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
     logical_right = max([logical_right, *(_text_right(t) for t in captions)])
-    # the strip beside the logical view, wrapped to keep the drawing within WRAP_WIDTH; below it
+    # the strip beside the logical view, wrapped to keep the drawing within ``width``; below it
     # where fewer than MIN_STRIP_COLUMNS slots would fit beside it
     strip_x, strip_top = logical_right + _PANEL_GAP, top
-    fit = (WRAP_WIDTH - _MARGIN - strip_x) // cell_w
+    fit = (width - _MARGIN - strip_x) // cell_w
     if fit < MIN_STRIP_COLUMNS:
         strip_x, strip_top = _MARGIN, logical_bottom + 8
-        fit = (WRAP_WIDTH - 2 * _MARGIN) // cell_w
+        fit = (width - 2 * _MARGIN) // cell_w
     strip_columns = max(MIN_STRIP_COLUMNS, min(columns, fit))
     strip, gaps, strip_bottom = _strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
-    parts["fills"], parts["cell_w"] = fills_for(desc.sizes[colour_dim]), cell_w
+    parts["fills"], parts["cell_w"], parts["window"] = fills_for(desc.sizes[colour_dim]), cell_w, win
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
@@ -303,7 +324,7 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
     return labels, colours
 
 
-def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int):
+def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int, width: int):
     """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
     rank = desc.dimension_count
     texts.append(Text(x0, y0 + 12, "logical view", "caption"))
@@ -332,8 +353,8 @@ def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int,
     tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
     tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
     tiles_c = win.counts[-3] if rank >= 4 else 1
-    # tiles across (C) wrap onto further rows to keep the view within WRAP_WIDTH
-    per_row = max(1, min(tiles_c, (WRAP_WIDTH - 2 * _MARGIN + _TILE_GAP) // tile_w))
+    # tiles across (C) wrap onto further rows to keep the view within ``width``
+    per_row = max(1, min(tiles_c, (width - 2 * _MARGIN + _TILE_GAP) // tile_w))
     bands = -(-tiles_c // per_row)
     for tr in range(tiles_r):
         for tc in range(tiles_c):

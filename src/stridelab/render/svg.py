@@ -18,7 +18,8 @@ from html import escape
 from typing import Any
 
 from .._validate import known_keywords
-from ..memmap import SlotKind
+from ..errors import LayoutError
+from ..memmap import DEFAULT_LIMIT, SlotKind
 from .palette import (
     ALIGNMENT_FILL,
     BACKGROUND,
@@ -58,7 +59,10 @@ def render_svg(
     max_cells: int = DEFAULT_MAX_CELLS,
     columns: int = 16,
     start: tuple[int, ...] | None = None,
+    window: Sequence[tuple[int, int]] | None = None,
     colour_by: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+    scale: float = 1.0,
 ) -> str:
     """The memory map of ``obj`` as an SVG document: the logical view beside the buffer strip.
 
@@ -69,11 +73,15 @@ def render_svg(
         (A, B, ... in logical order, as on DirectML's strides page).
     max_cells : int
         The most logical cells and the most slots drawn; larger maps are windowed, and the
-        drawing says so. Descriptions too large for a memory map are summarised.
+        drawing says so.
     columns : int
         Slots per row of the buffer strip.
-    start, colour_by
-        See :func:`stridelab.render.scene.build_scene`.
+    start, window, colour_by, limit
+        See :func:`stridelab.render.scene.build_scene`: the window's first corner, or the window
+        as one ``(start, count)`` pair per dimension; the dimension colours follow; the most
+        elements a full memory map is built for.
+    scale : float
+        Show the drawing this many times its size (e.g. 2 on a projector); the same drawing.
 
     Returns
     -------
@@ -88,7 +96,11 @@ def render_svg(
     >>> svg.count('class="slot padding"')
     2
     """
-    return scene_svg(build_scene(obj, max_cells=max_cells, columns=columns, start=start, colour_by=colour_by))
+    scale = check_scale(scale)
+    scene = build_scene(
+        obj, max_cells=max_cells, columns=columns, start=start, window=window, colour_by=colour_by, limit=limit
+    )
+    return scene_svg(scene, scale=scale)
 
 
 def slot_fill(kind: int, colour: int, fills: Sequence[str]) -> str:
@@ -247,26 +259,38 @@ def _body(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]
     ]
 
 
-def _open(w: int, h: int, title: str, extra: str = "") -> str:
+def _open(w: int, h: int, title: str, extra: str = "", scale: float = 1.0) -> str:
+    """The ``<svg>`` element of a ``w`` x ``h`` drawing, shown ``scale`` times its size."""
+    shown_w, shown_h = round(w * scale), round(h * scale)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="stridelab-map"{extra} width="{w}" height="{h}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="stridelab-map"{extra} width="{shown_w}" height="{shown_h}" '
         f'viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" role="img" aria-label="{escape(title)}">'
     )
 
 
-def scene_svg(scene: Scene, badges: Sequence[str | None] | None = None) -> str:
+def check_scale(scale: Any) -> float:
+    """``scale`` as a float in (0, 8]: how many times its size a drawing is shown (e.g. 2 on a projector)."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"scale must be a number, not {type(scale).__name__} ({scale!r})")
+    if not 0 < scale <= 8:
+        raise LayoutError(f"scale = {scale}: it must be more than 0 and at most 8")
+    return float(scale)
+
+
+def scene_svg(scene: Scene, badges: Sequence[str | None] | None = None, scale: float = 1.0) -> str:
     """Paint a :class:`~stridelab.render.scene.Scene` as a standalone SVG document; ``badges``
     (one text or None per drawn cell) go in the cells' top left corners (e.g. a copy order)."""
-    return "\n".join([_open(scene.width, scene.height, scene.title), _DEFS, *_body(scene, badges), "</svg>"])
+    opening = _open(scene.width, scene.height, scene.title, scale=scale)
+    return "\n".join([opening, _DEFS, *_body(scene, badges), "</svg>"])
 
 
-def scenes_svg(scenes: list[Scene], names: list[str]) -> str:
+def scenes_svg(scenes: list[Scene], names: list[str], scale: float = 1.0) -> str:
     """Several scenes in one SVG document, one above the other under its name (e.g. a layout),
     so that their buffer strips line up for comparison."""
     width, height, tops = stack_scenes(scenes)
     title = " | ".join(f"{n}: {s.title}" if n else s.title for s, n in zip(scenes, names))
     parts = [
-        _open(width, height, title, f' data-panels="{len(scenes)}"'),
+        _open(width, height, title, f' data-panels="{len(scenes)}"', scale),
         _DEFS,
         f'<rect class="background" width="{width}" height="{height}" fill="{BACKGROUND}"/>',
     ]
@@ -285,8 +309,8 @@ def scenes_svg(scenes: list[Scene], names: list[str]) -> str:
     return "\n".join(parts)
 
 
-def pictures_svg(scenes: list[Scene], names: list[str]) -> str:
+def pictures_svg(scenes: list[Scene], names: list[str], scale: float = 1.0) -> str:
     """One unnamed scene as :func:`scene_svg`, otherwise as :func:`scenes_svg`."""
     if len(scenes) == 1 and not names[0]:
-        return scene_svg(scenes[0])
-    return scenes_svg(scenes, names)
+        return scene_svg(scenes[0], scale=scale)
+    return scenes_svg(scenes, names, scale)

@@ -15,11 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import int_value
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
 
-__all__ = ["Window", "WindowSlots", "format_value", "shown_slots", "strip_items", "window", "window_slots"]
+__all__ = [
+    "Window",
+    "WindowSlots",
+    "explicit_window",
+    "format_value",
+    "shown_slots",
+    "strip_items",
+    "window",
+    "window_slots",
+]
 
 #: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
 _SMALL_HOLE = 8
@@ -113,6 +123,40 @@ def window_slots(desc: TensorDesc, win: Window, colour_dim: int, values: Any = N
         labels = [str(i) for i in flat.tolist()]
     kinds = np.where(counts > 1, SlotKind.SHARED, SlotKind.ELEMENT).astype(np.int8)
     return WindowSlots(offsets, slots, kinds, counts, labels, coords[first, colour_dim])
+
+
+def explicit_window(sizes: Sequence[int], pairs: Any, max_cells: int) -> Window:
+    """The window given as one ``(start, count)`` pair per dimension, checked against ``sizes``
+    and the cell budget.
+
+    >>> explicit_window((4, 6), [(1, 2), (0, 3)], 16)
+    Window(starts=(1, 0), counts=(2, 3))
+    """
+    rank = len(sizes)
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__len__") or len(pairs) != rank:
+        raise LayoutError(
+            f"window must give one (start, count) pair per dimension of sizes {list(sizes)}, not {pairs!r}"
+        )
+    starts, counts = [], []
+    for i, (pair, n) in enumerate(zip(pairs, sizes)):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise LayoutError(f"window[{i}] = {pair!r}: it must be a (start, count) pair")
+        start, count = int_value(f"window[{i}] start", pair[0]), int_value(f"window[{i}] count", pair[1])
+        if not 0 <= start < n or not 1 <= count <= n - start:
+            raise LayoutError(
+                f"window[{i}] = ({start}, {count}) does not fit sizes[{i}] = {n} "
+                "(0 <= start < size and 1 <= count <= size - start)"
+            )
+        if i < rank - 4 and count != 1:
+            raise LayoutError(
+                f"window[{i}] count = {count}: drawings fix each dimension before the last four at one index"
+            )
+        starts.append(start)
+        counts.append(count)
+    win = Window(tuple(starts), tuple(counts))
+    if win.size > max_cells:
+        raise LayoutError(f"window {list(map(tuple, pairs))} holds {win.size} cells, more than max_cells = {max_cells}")
+    return win
 
 
 def shown_slots(m: MemoryMap, cell_offsets: np.ndarray, max_slots: int) -> tuple[np.ndarray, str | None]:

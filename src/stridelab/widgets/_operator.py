@@ -14,6 +14,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops._common import read_input
 from ..render.scene import Scene, build_scene
+from ..render.svg import check_scale
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
@@ -72,7 +73,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
     parameters the operator refuses, which are then shown inline instead.
     """
 
-    def _start(self, x: Any, controls: list[w.Widget], max_cells: int) -> None:
+    def _start(self, x: Any, controls: list[w.Widget], max_cells: int, scale: float = 1.0) -> None:
         self.x = x
         self.input = as_tensor(x)
         reversed_axes = negative_axes(x)
@@ -88,6 +89,8 @@ class OperatorExplorer(StaticFallback, w.VBox):
         self._status = w.HTML()
         self._code = w.HTML()
         self.view = MapWidget()
+        self.view._scale = self._scale = check_scale(scale)
+        self.view.observe(lambda change: self._update(), "available_width")
         super().__init__([*controls, self._code, self._status, self.view])
         self.add_class("stridelab-operator")
         self._update()
@@ -112,7 +115,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
 
     def scene(self, source: Any, start: tuple[int, ...] | None = None):
         """The map of ``source``; a tensor larger than the cell budget windowed from ``start``."""
-        return build_scene(source, max_cells=self._max_cells, start=start)
+        return build_scene(source, max_cells=self._max_cells, start=start, width=self.view.layout_width)
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
         """Static pictures of the input and output; none where an error stopped the operator

@@ -18,16 +18,19 @@ import anywidget
 import traitlets
 
 from ..render.picture import picture_bundle
-from ..render.scene import Scene
+from ..render.scene import WRAP_WIDTH, Scene
 from ..render.svg import KIND_NAMES, pictures_svg, scene_svg
 
 __all__ = ["MapWidget", "StaticFallback", "panel_data"]
 
 _STATIC = Path(__file__).parent / "static"
+_MIN_LAYOUT_WIDTH = 300  # narrower reports (a hidden or collapsed output) keep WRAP_WIDTH
 _KINDS = [KIND_NAMES[k] for k in sorted(KIND_NAMES)]
 
 
-def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[str] | None = None) -> dict:
+def panel_data(
+    scene: Scene, *, name: str = "", keys: Any = None, badges: list[str] | None = None, scale: float = 1.0
+) -> dict:
     """A scene for the widget script: its SVG, painted here as for every other surface, and the
     plain lists the script needs to link what a pointer rests on.
 
@@ -40,7 +43,7 @@ def panel_data(scene: Scene, *, name: str = "", keys: Any = None, badges: list[s
     keys = scene.cell_index if keys is None else keys
     return {
         "name": name,
-        "svg": scene_svg(scene, badges),
+        "svg": scene_svg(scene, badges, scale),
         "element_size": scene.desc.element_size,
         "kind_names": _KINDS,
         "cells": {
@@ -66,6 +69,9 @@ class StaticFallback:
     picture. Subclasses say what to draw in :meth:`static_scenes`.
     """
 
+    #: How many times its size the picture is shown (``scale=`` of the views, e.g. 2 on a projector).
+    _scale: float = 1.0
+
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
         """The scenes of the static picture and their captions; none where nothing is drawn."""
         raise NotImplementedError
@@ -78,14 +84,14 @@ class StaticFallback:
     def to_svg(self) -> str:
         """The static picture as deterministic SVG ("" where nothing is drawn)."""
         scenes, names = self.static_scenes()
-        return pictures_svg(scenes, names) if scenes else ""
+        return pictures_svg(scenes, names, self._scale) if scenes else ""
 
     def _repr_mimebundle_(self, **kwargs: Any):
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         scenes, names = self.static_scenes()
         if scenes:
-            picture, picture_metadata = picture_bundle(scenes, names, self.static_text())
+            picture, picture_metadata = picture_bundle(scenes, names, self.static_text(), self._scale)
             data.update(picture)
             metadata.update(picture_metadata)
         data["text/plain"] = self.static_text()
@@ -110,6 +116,9 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     stale : bool
         The drawing no longer shows the current choice (e.g. the controls describe no tensor):
         the panels are dimmed until the next drawing.
+    available_width : int
+        The width of the output area in pixels, measured by the page (0 until it is shown); the
+        owner of the widget redraws for it (see :attr:`layout_width`).
     """
 
     _esm = _STATIC / "memory_map.js"
@@ -119,6 +128,13 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     selected = traitlets.Dict().tag(sync=True)
     stacked = traitlets.Bool(False).tag(sync=True)
     stale = traitlets.Bool(False).tag(sync=True)
+    available_width = traitlets.Int(0).tag(sync=True)
+
+    @property
+    def layout_width(self) -> int:
+        """The width to lay drawings out for: the output area's, as the page measured and reported
+        it, else the static drawings' WRAP_WIDTH."""
+        return self.available_width if self.available_width >= _MIN_LAYOUT_WIDTH else WRAP_WIDTH
 
     def show(
         self,
@@ -135,7 +151,10 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         self._scenes, self._names = list(scenes), names
         self.selected = {}
         self.marks = []
-        self.panels = [panel_data(s, name=n, keys=k, badges=b) for s, n, k, b in zip(scenes, names, keys, badges)]
+        self.panels = [
+            panel_data(s, name=n, keys=k, badges=b, scale=self._scale)
+            for s, n, k, b in zip(scenes, names, keys, badges)
+        ]
 
     @property
     def scenes(self) -> list[Scene]:

@@ -8,10 +8,12 @@ from typing import Any
 from .._validate import known_keywords
 from ..desc import TensorDesc, layout_strides
 from ..errors import LayoutError
+from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene, build_scene
 from ..render.summary import layout_name
+from ..render.svg import check_scale
 from ._panels import MapWidget
-from .memory_map_view import STATIC_MAX_CELLS, as_source, desc_of
+from .memory_map_view import as_source, desc_of, static_options
 
 __all__ = ["Comparison", "compare"]
 
@@ -31,9 +33,12 @@ class Comparison(MapWidget):
         names: Sequence[str] = ("", ""),
         max_cells: int = 512,
         columns: int = 16,
-        **kwargs: Any,
+        window: Sequence[tuple[int, int]] | None = None,
+        limit: int = DEFAULT_LIMIT,
+        scale: float = 1.0,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__()
+        self._scale = check_scale(scale)
         sources = [as_source(a), as_source(b)]
         descs = [desc_of(s) for s in sources]
         if descs[0].sizes != descs[1].sizes:
@@ -43,16 +48,20 @@ class Comparison(MapWidget):
             )
         self._sources = sources
         self._names = [str(n) for n in names]
-        self._options = {"max_cells": max_cells, "columns": columns}
-        self.show([build_scene(s, **self._options) for s in sources], self._names)
+        self._options = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
+        self._redraw()
         self.stacked = True
+        self.observe(lambda change: self._redraw(), "available_width")
+
+    def _redraw(self) -> None:
+        self.show([build_scene(s, **self._options, width=self.layout_width) for s in self._sources], self._names)
 
     @property
     def sources(self) -> list[Any]:
         return list(self._sources)
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
+        options = static_options(self._options)
         return [build_scene(s, **options) for s in self._sources], list(self._names)
 
     def __repr__(self) -> str:
@@ -79,6 +88,9 @@ def compare(
     data_type: str = "FLOAT32",
     max_cells: int = 512,
     columns: int = 16,
+    window: Sequence[tuple[int, int]] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    scale: float = 1.0,
 ) -> Comparison:
     """Two descriptions of one logical tensor side by side, live and as static SVG.
 
@@ -89,7 +101,7 @@ def compare(
         ``sizes`` with :func:`stridelab.layout_strides`.
     sizes, data_type
         The logical tensor for the sides given as layouts.
-    max_cells, columns
+    max_cells, columns, window, limit, scale
         As for :class:`MemoryMapView`.
 
     Returns
@@ -105,4 +117,6 @@ def compare(
     [(12, 4, 2, 1), (12, 1, 6, 3)]
     """
     (sa, na), (sb, nb) = _side(a, sizes, data_type), _side(b, sizes, data_type)
-    return Comparison(sa, sb, names=(na, nb), max_cells=max_cells, columns=columns)
+    return Comparison(
+        sa, sb, names=(na, nb), max_cells=max_cells, columns=columns, window=window, limit=limit, scale=scale
+    )

@@ -39,7 +39,10 @@ class CumulativeSummationExplorer(OperatorExplorer):
         axis, increasing, inclusive) and refused as it refuses them (:class:`~stridelab.LayoutError`
         or ``TypeError``): negative axes count from the end, ``exclusive`` is a bool.
     max_cells : int
-        The most cells each map draws.
+        The most cells each map draws; a larger input is drawn through a window, which the
+        explorer places where the operator is at work.
+    scale : float
+        Show the maps this many times their size (e.g. 2 on a projector).
 
     Examples
     --------
@@ -62,6 +65,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         exclusive: bool = False,
         *,
         max_cells: int = 256,
+        scale: float = 1.0,
     ) -> None:
         from .. import cumulative_summation
 
@@ -92,7 +96,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
             w.HBox([self.play, self.step]),
             self._tally_line,
         ]
-        self._start(x, controls, max_cells)
+        self._start(x, controls, max_cells, scale)
 
     def _call(self) -> str:
         direction = self.direction.value

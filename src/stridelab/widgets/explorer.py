@@ -13,10 +13,10 @@ from ..desc import TensorDesc, layout_strides
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
-from ..render.scene import Scene, build_scene
+from ..render.scene import Scene
 from ..render.summary import DIMENSION_LETTERS, layout_names
 from ._panels import StaticFallback
-from .memory_map_view import STATIC_MAX_CELLS, MemoryMapView
+from .memory_map_view import MemoryMapView
 
 __all__ = ["CUSTOM", "LayoutExplorer", "explore"]
 
@@ -121,6 +121,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_size: int = 16,
         max_padding: int = 8,
         max_cells: int = 256,
+        scale: float = 1.0,
     ) -> None:
         sizes = _checked_sizes(sizes)
         max_size = at_least("max_size", max_size, 1)  # a larger initial size widens its slider
@@ -141,7 +142,8 @@ class LayoutExplorer(StaticFallback, w.VBox):
         self._strides = w.Text(description="strides", placeholder="e.g. 15, 1, 5, 1", continuous_update=False)
         self._rows = w.VBox()
         self._status = w.HTML()
-        self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells)
+        self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells, scale=scale)
+        self._scale = self.view._scale
         self._build_rows(sizes)
         self._set_layout_options(layout)
         self.configure(broadcast=broadcast, padding=padding, strides=strides)
@@ -305,11 +307,11 @@ class LayoutExplorer(StaticFallback, w.VBox):
 
     # -- display ----------------------------------------------------------------------------------
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        """The static picture of the current description; none in an error state (the text repr
-        names the error)."""
+        """The static picture of the current description, through the window the sliders chose;
+        none in an error state (the text repr names the error)."""
         if self.desc is None:
             return [], []
-        return [build_scene(self.desc, max_cells=STATIC_MAX_CELLS)], [""]
+        return self.view.static_scenes()
 
     def __repr__(self) -> str:
         if self.desc is None:
@@ -328,6 +330,7 @@ def explore(
     strides: Sequence[int] | None = None,
     max_size: int = 16,
     max_cells: int = 256,
+    scale: float = 1.0,
 ) -> LayoutExplorer:
     """A layout explorer: controls for a description and its live memory map.
 
@@ -351,7 +354,10 @@ def explore(
         bool per dimension), padding per dimension (letter or index -> elements, 0 or more; the
         slider's range grows to fit), or custom strides (which switch the layout to custom).
     max_size, max_cells
-        Largest size the sliders offer; most cells the map draws.
+        Largest size the sliders offer (a larger initial size widens its slider); most cells the
+        map draws (the window sliders move the window over a larger tensor).
+    scale : float
+        Show the map this many times its size (e.g. 2 on a projector).
 
     Examples
     --------
@@ -372,4 +378,5 @@ def explore(
         strides=strides,
         max_size=max_size,
         max_cells=max_cells,
+        scale=scale,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -9,9 +10,9 @@ import numpy as np
 from .._validate import known_keywords
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..memmap import MemoryMap, SlotKind
+from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
 from ..render.scene import Scene, build_scene
-from ..render.svg import KIND_NAMES
+from ..render.svg import KIND_NAMES, check_scale
 from ..tensor import StridedTensor
 from ._panels import MapWidget
 
@@ -47,6 +48,14 @@ def _refuse_negative_strides(array: Any) -> None:
         )
 
 
+def static_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A live view's drawing options for its static picture: at most STATIC_MAX_CELLS cells (kept
+    small for saved notebooks), unless an exact window was asked for, which is drawn as asked."""
+    if options.get("window") is not None:
+        return options
+    return {**options, "max_cells": min(options["max_cells"], STATIC_MAX_CELLS)}
+
+
 def desc_of(source: TensorDesc | MemoryMap | StridedTensor) -> TensorDesc:
     return source if isinstance(source, TensorDesc) else source.desc
 
@@ -69,9 +78,17 @@ class MemoryMapView(MapWidget):
     columns : int
         Slots per row of the buffer strip.
     start : tuple of int, optional
-        First corner of the window over a large tensor.
+        First corner of the window over a large tensor (the window holds what ``max_cells``
+        allows).
+    window : sequence of (start, count) pairs, optional
+        The window exactly, one pair per dimension (instead of ``start``).
     colour_by : int, optional
         Dimension whose index picks the fill colour.
+    limit : int
+        The most elements a full memory map is built for; beyond, the window's slots are worked
+        out from the strides alone.
+    scale : float
+        Show the drawing this many times its size (e.g. 2 on a projector).
     name : str
         A caption above the drawing.
 
@@ -92,15 +109,27 @@ class MemoryMapView(MapWidget):
         max_cells: int = VIEW_MAX_CELLS,
         columns: int = 16,
         start: tuple[int, ...] | None = None,
+        window: Sequence[tuple[int, int]] | None = None,
         colour_by: int | None = None,
+        limit: int = DEFAULT_LIMIT,
+        scale: float = 1.0,
         name: str = "",
     ) -> None:
         super().__init__()
-        self._options = {"max_cells": max_cells, "columns": columns, "start": start, "colour_by": colour_by}
+        self._scale = check_scale(scale)
+        self._options = {
+            "max_cells": max_cells,
+            "columns": columns,
+            "start": start,
+            "window": window,
+            "colour_by": colour_by,
+            "limit": limit,
+        }
         self._name = name
         self._source: Any = None
         self._scene: Scene | None = None
         self.source = source
+        self.observe(lambda change: self._draw(self._source, self._options), "available_width")
 
     @property
     def source(self) -> TensorDesc | MemoryMap | StridedTensor:
@@ -113,14 +142,16 @@ class MemoryMapView(MapWidget):
 
     def _draw(self, source: Any, options: dict[str, Any]) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
-        scene = build_scene(source, **options)
+        scene = build_scene(source, **options, width=self.layout_width)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name])
 
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting
         ``source`` and ``start`` in turn, between which the old window may not fit the new source)."""
-        self._draw(as_source(source), {**self._options, "start": None if start is None else tuple(start)})
+        self._draw(
+            as_source(source), {**self._options, "start": None if start is None else tuple(start), "window": None}
+        )
 
     @property
     def desc(self) -> TensorDesc:
@@ -139,7 +170,18 @@ class MemoryMapView(MapWidget):
     def start(self, value: tuple[int, ...] | None) -> None:
         """Move the window over a large tensor; a start outside the tensor is refused and the view
         keeps its window."""
-        self._draw(self._source, {**self._options, "start": None if value is None else tuple(value)})
+        self._draw(self._source, {**self._options, "start": None if value is None else tuple(value), "window": None})
+
+    @property
+    def window(self) -> tuple[tuple[int, int], ...]:
+        """The drawn window, one ``(start, count)`` pair per dimension; setting it redraws (a
+        window that does not fit is refused and the view keeps its own)."""
+        win = self._scene.window
+        return tuple(zip(win.starts, win.counts))
+
+    @window.setter
+    def window(self, value: Sequence[tuple[int, int]] | None) -> None:
+        self._draw(self._source, {**self._options, "start": None, "window": value})
 
     def _memory_map(self) -> MemoryMap:
         source = self._source
@@ -182,8 +224,7 @@ class MemoryMapView(MapWidget):
         }
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        options = dict(self._options, max_cells=min(self._options["max_cells"], STATIC_MAX_CELLS))
-        return [build_scene(self._source, **options)], [""]
+        return [build_scene(self._source, **static_options(self._options))], [""]
 
     def __repr__(self) -> str:
         return f"MemoryMapView({self._source!r})"

@@ -94,7 +94,10 @@ class SliceExplorer(OperatorExplorer):
         refuses is refused here too, with its message (:class:`~stridelab.LayoutError` or
         ``TypeError``); windows the sliders make are explained inline instead.
     max_cells : int
-        The most cells each map draws.
+        The most cells each map draws; a larger input is drawn through a window, which the
+        explorer places where the operator is at work.
+    scale : float
+        Show the maps this many times their size (e.g. 2 on a projector).
 
     Examples
     --------
@@ -115,6 +118,7 @@ class SliceExplorer(OperatorExplorer):
         window_strides: Sequence[int] | None = None,
         *,
         max_cells: int = 256,
+        scale: float = 1.0,
     ) -> None:
         sizes = input_sizes(x)
         rank = len(sizes)
@@ -147,7 +151,7 @@ class SliceExplorer(OperatorExplorer):
         if fixed:
             names = ", ".join(map(str, fixed))
             rows.insert(0, w.Label(f"dim {names} (size 1): window offset 0, size 1"))
-        self._start(x, rows, max_cells)
+        self._start(x, rows, max_cells, scale)
 
     @property
     def window_offsets(self) -> tuple[int, ...]:

@@ -176,12 +176,24 @@ function render({ model, el }) {
   model.on("change:stale", showStale);
   draw();
   showStale();
+  // Python lays drawings out for the output area's width: report it, and again when it changes
+  // by more than a few cells' worth (a redraw changes the height, never the width).
+  const reportWidth = () => {
+    const width = Math.floor(el.getBoundingClientRect().width);
+    if (width > 0 && Math.abs(width - (model.get("available_width") || 0)) >= 40) {
+      model.set("available_width", width);
+      model.save_changes();
+    }
+  };
+  const resizes = new ResizeObserver(reportWidth);
+  resizes.observe(el);
   return () => {
     model.off("change:panels", draw);
     model.off("change:stacked", draw);
     model.off("change:marks", showMarks);
     model.off("change:selected", showSelection);
     model.off("change:stale", showStale);
+    resizes.disconnect();
   };
 }
 
