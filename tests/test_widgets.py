@@ -599,7 +599,7 @@ def test_a_refused_window_start_keeps_the_view_usable():
         (
             lambda d: sl.explore((2, 3), max_sizes=4),
             "explore() got an unexpected keyword argument 'max_sizes' (did you mean 'max_size'?); "
-            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells, scale",
+            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells, limit, scale",
         ),
         (
             lambda d: sl.SliceExplorer(PAGE_INPUT, window_offset=(0, 0, 0, 0)),
@@ -673,6 +673,12 @@ def test_limit_is_the_memory_map_budget_of_every_view():
     assert any(note.startswith(budget) for note in limited.scene.notes)
     assert any(note.startswith(budget) for note in sl.compare(desc, desc, limit=100).scenes[0].notes)
     assert "more than the 100" in sl.render_svg(desc, limit=100)
+    explorers = (
+        sl.explore((20, 20), limit=100).view,
+        sl.CumulativeSummationExplorer(np.ones((20, 20), np.uint32), limit=100).view,
+    )
+    for view in explorers:
+        assert any(note.startswith(budget) for note in view.scenes[0].notes)
 
 
 def test_scale_enlarges_the_picture_not_the_drawing():

@@ -9,9 +9,11 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
+from .._validate import at_least
 from ..backend import array_module, location
 from ..desc import TensorDesc
 from ..errors import LayoutError
+from ..memmap import DEFAULT_LIMIT
 from ..ops._common import read_input
 from ..render.scene import Scene, build_scene
 from ..render.svg import check_scale
@@ -73,7 +75,9 @@ class OperatorExplorer(StaticFallback, w.VBox):
     parameters the operator refuses, which are then shown inline instead.
     """
 
-    def _start(self, x: Any, controls: list[w.Widget], max_cells: int, scale: float = 1.0) -> None:
+    def _start(
+        self, x: Any, controls: list[w.Widget], max_cells: int, scale: float = 1.0, limit: int = DEFAULT_LIMIT
+    ) -> None:
         self.x = x
         self.input = as_tensor(x)
         reversed_axes = negative_axes(x)
@@ -85,7 +89,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
         )
         self.output: StridedTensor | None = None
         self.error: str | None = None
-        self._max_cells = max_cells
+        self._max_cells, self._limit = max_cells, at_least("limit", limit, 1)
         self._status = w.HTML()
         self._code = w.HTML()
         self.view = MapWidget()
@@ -115,7 +119,9 @@ class OperatorExplorer(StaticFallback, w.VBox):
 
     def scene(self, source: Any, start: tuple[int, ...] | None = None):
         """The map of ``source``; a tensor larger than the cell budget windowed from ``start``."""
-        return build_scene(source, max_cells=self._max_cells, start=start, width=self.view.layout_width)
+        return build_scene(
+            source, max_cells=self._max_cells, start=start, limit=self._limit, width=self.view.layout_width
+        )
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
         """Static pictures of the input and output; none where an error stopped the operator

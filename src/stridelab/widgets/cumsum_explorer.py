@@ -10,6 +10,7 @@ import ipywidgets as w
 import numpy as np
 
 from .._validate import known_keywords
+from ..memmap import DEFAULT_LIMIT
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
 from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes, stand_in
@@ -41,6 +42,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
     max_cells : int
         The most cells each map draws; a larger input is drawn through a window, which the
         explorer places where the operator is at work.
+    limit : int
+        The most elements a full memory map is built for (beyond, the window's slots are worked
+        out from the strides alone).
     scale : float
         Show the maps this many times their size (e.g. 2 on a projector).
 
@@ -65,6 +69,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         exclusive: bool = False,
         *,
         max_cells: int = 256,
+        limit: int = DEFAULT_LIMIT,
         scale: float = 1.0,
     ) -> None:
         from .. import cumulative_summation
@@ -96,7 +101,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
             w.HBox([self.play, self.step]),
             self._tally_line,
         ]
-        self._start(x, controls, max_cells, scale)
+        self._start(x, controls, max_cells, scale, limit)
 
     def _call(self) -> str:
         direction = self.direction.value

@@ -13,6 +13,7 @@ from ..desc import TensorDesc, layout_strides
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
+from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene
 from ..render.summary import DIMENSION_LETTERS, layout_names
 from ._panels import StaticFallback
@@ -121,6 +122,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_size: int = 16,
         max_padding: int = 8,
         max_cells: int = 256,
+        limit: int = DEFAULT_LIMIT,
         scale: float = 1.0,
     ) -> None:
         sizes = _checked_sizes(sizes)
@@ -142,7 +144,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         self._strides = w.Text(description="strides", placeholder="e.g. 15, 1, 5, 1", continuous_update=False)
         self._rows = w.VBox()
         self._status = w.HTML()
-        self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells, scale=scale)
+        self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells, limit=limit, scale=scale)
         self._scale = self.view._scale
         self._build_rows(sizes)
         self._set_layout_options(layout)
@@ -330,6 +332,7 @@ def explore(
     strides: Sequence[int] | None = None,
     max_size: int = 16,
     max_cells: int = 256,
+    limit: int = DEFAULT_LIMIT,
     scale: float = 1.0,
 ) -> LayoutExplorer:
     """A layout explorer: controls for a description and its live memory map.
@@ -356,6 +359,9 @@ def explore(
     max_size, max_cells
         Largest size the sliders offer (a larger initial size widens its slider); most cells the
         map draws (the window sliders move the window over a larger tensor).
+    limit : int
+        The most elements a full memory map is built for (beyond, the window's slots are worked
+        out from the strides alone).
     scale : float
         Show the map this many times its size (e.g. 2 on a projector).
 
@@ -378,5 +384,6 @@ def explore(
         strides=strides,
         max_size=max_size,
         max_cells=max_cells,
+        limit=limit,
         scale=scale,
     )

@@ -10,6 +10,7 @@ import ipywidgets as w
 import numpy as np
 
 from .._validate import known_keywords
+from ..memmap import DEFAULT_LIMIT
 from ._operator import OperatorExplorer, as_tensor, input_sizes, stand_in
 
 __all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
@@ -96,6 +97,9 @@ class SliceExplorer(OperatorExplorer):
     max_cells : int
         The most cells each map draws; a larger input is drawn through a window, which the
         explorer places where the operator is at work.
+    limit : int
+        The most elements a full memory map is built for (beyond, the window's slots are worked
+        out from the strides alone).
     scale : float
         Show the maps this many times their size (e.g. 2 on a projector).
 
@@ -118,6 +122,7 @@ class SliceExplorer(OperatorExplorer):
         window_strides: Sequence[int] | None = None,
         *,
         max_cells: int = 256,
+        limit: int = DEFAULT_LIMIT,
         scale: float = 1.0,
     ) -> None:
         sizes = input_sizes(x)
@@ -151,7 +156,7 @@ class SliceExplorer(OperatorExplorer):
         if fixed:
             names = ", ".join(map(str, fixed))
             rows.insert(0, w.Label(f"dim {names} (size 1): window offset 0, size 1"))
-        self._start(x, rows, max_cells, scale)
+        self._start(x, rows, max_cells, scale, limit)
 
     @property
     def window_offsets(self) -> tuple[int, ...]:
