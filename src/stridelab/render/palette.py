@@ -73,10 +73,10 @@ TEXT_ROLES: dict[str, TextRole] = {
     "caption": TextRole(12, "bold"),
     "axes": TextRole(10, colour=MUTED),
     "tile-caption": TextRole(11, colour=MUTED),
-    "index": TextRole(9, anchor="middle", colour=MUTED),
-    "index-row": TextRole(9, anchor="end", colour=MUTED),
-    "offset": TextRole(9, anchor="middle", colour=MUTED),
-    "byte": TextRole(8, anchor="middle", colour=MUTED),
+    "index": TextRole(10, anchor="middle", colour=MUTED),
+    "index-row": TextRole(10, anchor="end", colour=MUTED),
+    "offset": TextRole(10, anchor="middle", colour=MUTED),
+    "byte": TextRole(9, anchor="middle", colour=MUTED),
     "legend": TextRole(11),
 }
 
