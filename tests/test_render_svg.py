@@ -303,7 +303,7 @@ def test_too_large_for_a_map_is_drawn_through_a_window_of_its_first_cells():
     notes = " ".join(texts(svg))
     assert "16777216 logical elements are more than the 4000000 a memory map is built for" in notes
     assert "padded · 16777216 logical elements" in notes
-    assert "start= moves the window" in notes
+    assert "(padding or elements outside the window); start= moves it" in notes
     gaps = [g for g in parse(svg).iter(f"{SVG}g") if g.get("class") == "gap"]
     assert gaps and int(gaps[0].get("data-skipped")) == 4100 - 16  # the rest of row 0 and its padding
     moved = cells(sl.render_svg(desc, start=(4000, 4000)))

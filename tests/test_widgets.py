@@ -60,13 +60,20 @@ def test_broadcast_slot_lights_several_cells():
     assert slot_of["0,1"] == slot_of["1,1"] == 1
     view.select((1, 2))
     assert view.selected == {"panel": 0, "slot": 2}
-    assert view.selection == {"slot": 2, "byte": 8, "kind": "shared", "label": "C", "elements": [(0, 2), (1, 2)]}
+    assert view.selection == {
+        "slot": 2,
+        "byte": 8,
+        "kind": "shared",
+        "label": "C",
+        "elements": [(0, 2), (1, 2)],
+        "complete": True,
+    }
 
 
 def test_selecting_padding_and_clearing():
     view = sl.MemoryMapView(sl.TensorDesc("UINT8", (2, 3), (5, 1)))
     view.select(slot=3)
-    assert view.selection == {"slot": 3, "byte": 3, "kind": "padding", "label": "x", "elements": []}
+    assert view.selection == {"slot": 3, "byte": 3, "kind": "padding", "label": "x", "elements": [], "complete": True}
     view.select()
     assert view.selected == {} and view.selection is None
 
@@ -710,3 +717,42 @@ def test_live_views_lay_out_for_the_width_the_page_reports():
     e = sl.CumulativeSummationExplorer(np.ones((1, 8, 4, 4), np.float32), axis=1)
     e.view.available_width = 600
     assert max(scene.width for scene in e.view.scenes) <= 600
+
+
+def test_review_fixes_keep_state_and_cost_bounded():
+    # a width report redraws the same drawing: the selection made from Python stays
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3), (0, 1)))
+    view.select((1, 2))
+    view.available_width = 700
+    assert view.selected == {"panel": 0, "slot": 2} and view.selection["elements"] == [(0, 2), (1, 2)]
+    # an enlarged drawing is laid out for the width it will take up once enlarged
+    wide = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (1, 8, 4, 4)), scale=2)
+    wide.available_width = 1200
+    assert wide.scene.width <= 600
+    # beyond the memory-map budget a selection lists the drawn elements stored in the slot
+    big = sl.MemoryMapView(sl.TensorDesc("UINT8", (3000, 3000)))
+    big.select((1, 2))
+    assert big.selection == {
+        "slot": 3002,
+        "byte": 3002,
+        "kind": "element",
+        "label": "3002",
+        "elements": [(1, 2)],
+        "complete": False,
+    }
+    assert "my caption" in sl.MemoryMapView(sl.TensorDesc("UINT8", (2, 3)), name="my caption").to_svg()
+    with pytest.raises(sl.LayoutError, match="names must give one caption for each of the two sides"):
+        sl.widgets.Comparison(sl.TensorDesc("UINT8", (2, 3)), sl.TensorDesc("UINT8", (2, 3)), names=("a",))
+    # a long axis: outputs link only to drawn inputs, and the tally stays one short line
+    e = sl.CumulativeSummationExplorer(np.arange(100_000, dtype=np.float32))
+    e.step.value = 99_999
+    drawn = {int(c) for c in e.view.panels[0]["cells"]["coords"]}
+    assert all(set(key) <= drawn for key in e.view.panels[1]["cells"]["key"])
+    assert e.tally.endswith("0 + 1 + 2 + 3 + 4 + 5 + 6 + … + 1e+05 = 5e+09 (100000 terms)")
+    # walking down a long axis, the window reaches ahead of the step: a redraw every window, not every step
+    walk = sl.CumulativeSummationExplorer(np.ones((64, 64), np.float32), axis=0, direction="decreasing")
+    windows = set()
+    for step in range(64):
+        walk.step.value = step
+        windows.add(walk.view.scenes[0].window.starts)
+    assert len(windows) <= 6

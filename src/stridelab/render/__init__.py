@@ -1,7 +1,9 @@
-"""Drawings of memory maps: deterministic SVG (also the objects' ``_repr_html_``) and matplotlib.
+"""Drawings of memory maps: deterministic SVG (also what the widgets show) and matplotlib (also
+the PNG beside the SVG in the objects' Jupyter display, see :mod:`stridelab.render.picture`).
 
-Both draw the same :class:`~stridelab.render.scene.Scene`. matplotlib is imported only when
-:func:`draw_memory_map` is first used, so rendering SVG (and importing stridelab) never needs it.
+Both paint the same :class:`~stridelab.render.scene.Scene`. matplotlib is imported only when
+:func:`draw_memory_map` or a PNG is first needed, so rendering SVG (and importing stridelab)
+never needs it.
 """
 
 from __future__ import annotations

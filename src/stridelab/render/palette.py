@@ -61,9 +61,6 @@ class TextRole:
         self.anchor = anchor
         self.colour = colour
 
-    def as_dict(self) -> dict[str, object]:
-        return {"size": self.size, "weight": self.weight, "anchor": self.anchor, "colour": self.colour}
-
 
 #: Text roles of a drawing, by name (the name is also the SVG class of the text).
 TEXT_ROLES: dict[str, TextRole] = {

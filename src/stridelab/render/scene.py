@@ -28,7 +28,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
-from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for
+from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for, text_width
 from .summary import DIMENSION_LETTERS, summary_lines
 from .window import Window, explicit_window, format_value, shown_slots, strip_items, window_slots
 from .window import window as fitted_window
@@ -222,7 +222,10 @@ def build_scene(
         offsets, slots, labels, colours = found.offsets, found.slots, found.labels, found.colours
         kinds, counts = found.kinds, found.counts
         notes.append(f"{too_large}: the strip shows the window's own slots only (sharing counted within it)")
-        notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves the window")
+        if win.size < desc.element_count:
+            notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves it")
+        else:
+            notes.append("⋯ marks slots not worked out (padding between the elements)")
     y = _MARGIN + 12 + 2 * _LINE
     for note in notes:
         texts.append(Text(_MARGIN, y, note, "note"))
@@ -240,7 +243,7 @@ def build_scene(
     if fit < MIN_STRIP_COLUMNS:
         strip_x, strip_top = _MARGIN, logical_bottom + 8
         fit = (width - 2 * _MARGIN) // cell_w
-    strip_columns = max(MIN_STRIP_COLUMNS, min(columns, fit))
+    strip_columns = min(columns, max(MIN_STRIP_COLUMNS, fit))
     strip, gaps, strip_bottom = _strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
@@ -276,9 +279,9 @@ def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
 
 
 def _text_right(t: Text) -> int:
-    """A generous estimate of where a text ends (no font metrics: deterministic everywhere)."""
+    """Where a text ends, estimated (no font metrics: deterministic everywhere)."""
     role = TEXT_ROLES[t.role]
-    width = int(len(t.text) * role.size * 0.62) + 2
+    width = text_width(t.text, role.size)
     return t.x if role.anchor == "end" else t.x + width // 2 if role.anchor == "middle" else t.x + width
 
 
@@ -440,5 +443,5 @@ def _legend(parts: dict[str, np.ndarray], gaps: tuple, texts: list[Text], y: int
         y_box = y + 12
         entries.append((x, y_box, name))
         texts.append(Text(x + 20, y_box + 11, _LEGEND[name], "legend"))
-        x += 28 + int(len(_LEGEND[name]) * 11 * 0.62)
+        x += 26 + text_width(_LEGEND[name], TEXT_ROLES["legend"].size)
     return entries

@@ -13,6 +13,7 @@ offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -270,7 +271,7 @@ def _open(w: int, h: int, title: str, extra: str = "", scale: float = 1.0) -> st
 
 def check_scale(scale: Any) -> float:
     """``scale`` as a float in (0, 8]: how many times its size a drawing is shown (e.g. 2 on a projector)."""
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale must be a number, not {type(scale).__name__} ({scale!r})")
     if not 0 < scale <= 8:
         raise LayoutError(f"scale = {scale}: it must be more than 0 and at most 8")

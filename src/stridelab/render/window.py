@@ -8,14 +8,13 @@ the budget allows, and marks the runs of slots it leaves out.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validate import int_value
+from .._validate import int_tuple, int_value
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
@@ -80,10 +79,7 @@ class Window:
 def window(sizes: Sequence[int], max_cells: int, start: Sequence[int] | None = None) -> Window:
     """The window of at most ``max_cells`` elements beginning at ``start`` (default: zeros)."""
     rank = len(sizes)
-    try:
-        starts = (0,) * rank if start is None else tuple(operator.index(s) for s in start)
-    except TypeError:
-        raise TypeError(f"start must be a sequence of integer coordinates, not {start!r}") from None
+    starts = (0,) * rank if start is None else int_tuple("start", start)
     if len(starts) != rank:
         raise LayoutError(f"start {list(starts)} has {len(starts)} entries but sizes {list(sizes)} has {rank}")
     for i, (s, n) in enumerate(zip(starts, sizes)):

@@ -1,7 +1,7 @@
 """Interactive memory maps and explorers for JupyterLab (anywidget drawings, ipywidgets controls).
 
-Python computes every map and sends plain data; the browser only draws it and reports what the
-pointer rests on or clicks. Every widget also carries a static picture (SVG and PNG) of what it
+Python computes every map and paints it as SVG; the browser only shows it, lights what the pointer
+rests on and reports clicks. Every widget also carries a static picture (SVG and PNG) of what it
 shows, so saved notebooks read well where no kernel runs.
 """
 

@@ -133,8 +133,10 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     @property
     def layout_width(self) -> int:
         """The width to lay drawings out for: the output area's, as the page measured and reported
-        it, else the static drawings' WRAP_WIDTH."""
-        return self.available_width if self.available_width >= _MIN_LAYOUT_WIDTH else WRAP_WIDTH
+        it, else the static drawings' WRAP_WIDTH; divided by ``scale``, so that an enlarged drawing
+        still fits."""
+        width = self.available_width if self.available_width >= _MIN_LAYOUT_WIDTH else WRAP_WIDTH
+        return max(_MIN_LAYOUT_WIDTH, round(width / self._scale))
 
     def show(
         self,
@@ -142,14 +144,18 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         names: Sequence[str] | None = None,
         keys: Sequence[Any] | None = None,
         badges: Sequence[list[str] | None] | None = None,
+        *,
+        keep_selection: bool = False,
     ) -> None:
         """Draw ``scenes`` as the panels (see :func:`panel_data` for ``keys`` and ``badges``),
-        clearing marks and selection."""
+        clearing marks and, unless ``keep_selection`` (the same drawing laid out anew), the
+        selection."""
         names = list(names) if names is not None else [""] * len(scenes)
         keys = list(keys) if keys is not None else [None] * len(scenes)
         badges = list(badges) if badges is not None else [None] * len(scenes)
         self._scenes, self._names = list(scenes), names
-        self.selected = {}
+        if not keep_selection:
+            self.selected = {}
         self.marks = []
         self.panels = [
             panel_data(s, name=n, keys=k, badges=b, scale=self._scale)

@@ -47,14 +47,17 @@ class Comparison(MapWidget):
                 f"{list(descs[0].sizes)} and b has sizes {list(descs[1].sizes)}"
             )
         self._sources = sources
+        if isinstance(names, str) or len(names) != 2:
+            raise LayoutError(f"names must give one caption for each of the two sides, not {names!r}")
         self._names = [str(n) for n in names]
         self._options = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
         self._redraw()
         self.stacked = True
-        self.observe(lambda change: self._redraw(), "available_width")
+        self.observe(lambda change: self._redraw(keep_selection=True), "available_width")
 
-    def _redraw(self) -> None:
-        self.show([build_scene(s, **self._options, width=self.layout_width) for s in self._sources], self._names)
+    def _redraw(self, *, keep_selection: bool = False) -> None:
+        scenes = [build_scene(s, **self._options, width=self.layout_width) for s in self._sources]
+        self.show(scenes, self._names, keep_selection=keep_selection)
 
     @property
     def sources(self) -> list[Any]:

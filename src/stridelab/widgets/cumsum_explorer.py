@@ -18,6 +18,7 @@ from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes, sta
 __all__ = ["CumulativeSummationExplorer"]
 
 DIRECTIONS = ("increasing", "decreasing")
+_TALLY_TERMS = 8  # a tally of more terms shows the first seven, "…" and the last
 
 
 class CumulativeSummationExplorer(OperatorExplorer):
@@ -131,7 +132,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         """Draw input and output, windowed from ``start`` where they are larger than the budget."""
         self._window_start = start
         self._scenes = (self.scene(self.input, start), self.scene(self.output, start))
-        keys = [None, self._summed_keys(self._scenes[1], self.axis.value)]
+        keys = [None, self._summed_keys(self._scenes[0], self._scenes[1], self.axis.value)]
         self.view.show(self._scenes, ["input", "output"], keys)
 
     def _follow(self, position: int) -> None:
@@ -141,24 +142,27 @@ class CumulativeSummationExplorer(OperatorExplorer):
             return
         start = list(self._window_start or (0,) * self.input.desc.dimension_count)
         drawn = len(np.unique(scene.cell_coords[:, axis]))
-        start[axis] = max(0, min(position, self.input.desc.sizes[axis] - drawn))
+        # the window reaches ahead of the walk: from the step on when increasing, up to it when not
+        first = position if self.direction.value == "increasing" else position - drawn + 1
+        start[axis] = max(0, min(first, self.input.desc.sizes[axis] - drawn))
         self._show(tuple(start))
 
-    def _summed_keys(self, scene: Any, axis: int) -> list[list[int]]:
-        """Per output cell, the row-major indices of the input elements its value sums: pointing at
-        an output lights them, pointing at an input lights every output it adds to."""
-        sizes = self.input.desc.sizes
-        n, along = sizes[axis], int(np.prod(sizes[axis + 1 :], dtype=np.int64))
-        positions = scene.cell_coords[:, axis].tolist()
-        firsts = (scene.cell_index - scene.cell_coords[:, axis] * along).tolist()
+    def _summed_keys(self, drawn_input: Any, scene: Any, axis: int) -> list[list[int]]:
+        """Per output cell, the row-major indices of the drawn input elements its value sums:
+        pointing at an output lights them, pointing at an input lights every output it adds to.
+        Only drawn inputs are linked, so a long axis costs no more than the drawing."""
+        along = int(np.prod(self.input.desc.sizes[axis + 1 :], dtype=np.int64))
+        drawn = np.unique(drawn_input.cell_coords[:, axis])  # positions along the axis on show
+        positions = scene.cell_coords[:, axis]
+        firsts = scene.cell_index - positions * along
         skip = 1 if self.exclusive.value else 0
         keys = []
-        for position, first in zip(positions, firsts):
+        for position, first in zip(positions.tolist(), firsts.tolist()):
             if self.direction.value == "increasing":
-                summed = range(position + 1 - skip)
+                summed = drawn[drawn <= position - skip]
             else:
-                summed = range(position + skip, n)
-            keys.append([first + q * along for q in summed])
+                summed = drawn[drawn >= position + skip]
+            keys.append((first + summed * along).tolist())
         return keys
 
     def _position(self, step: int) -> int:
@@ -191,19 +195,22 @@ class CumulativeSummationExplorer(OperatorExplorer):
         """The first line's sum at this step, in words, with the value the operator wrote."""
         line = [0] * self.input.desc.dimension_count
         terms = order[:step] if self.exclusive.value else order[: step + 1]
-        values = [format_value(self._input_line[k].item()) for k in terms]
+        shown = terms if len(terms) <= _TALLY_TERMS else [*terms[: _TALLY_TERMS - 1], terms[-1]]
+        values = [format_value(self._input_line[k].item()) for k in shown]
         line[axis] = order[step]
         written = format_value(self._output_line[order[step]].item())
         kind = ", exclusive" if self.exclusive.value else ""
         letters = DIMENSION_LETTERS.get(len(line))
         name = f" ({letters[axis]})" if letters else ""
         where = ", ".join(map(str, line))
-        if not values:
+        if not terms:
             summed = f"{written} (nothing summed yet)"
-        elif len(values) == 1:
+        elif len(terms) == 1:
             summed = written  # the first element itself: "2 = 2" would say nothing
-        else:
+        elif len(terms) <= _TALLY_TERMS:
             summed = f"{' + '.join(values)} = {written}"
+        else:  # the first terms and the last: a long axis keeps a short line
+            summed = f"{' + '.join(values[:-1])} + … + {values[-1]} = {written} ({len(terms)} terms)"
         return (
             f"step {step + 1} of {len(order)} along axis {axis}{name}, {self.direction.value}{kind}: "
             f"output[{where}] = {summed}"

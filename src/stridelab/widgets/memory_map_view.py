@@ -129,7 +129,7 @@ class MemoryMapView(MapWidget):
         self._source: Any = None
         self._scene: Scene | None = None
         self.source = source
-        self.observe(lambda change: self._draw(self._source, self._options), "available_width")
+        self.observe(lambda change: self._draw(self._source, self._options, keep_selection=True), "available_width")
 
     @property
     def source(self) -> TensorDesc | MemoryMap | StridedTensor:
@@ -140,11 +140,11 @@ class MemoryMapView(MapWidget):
     def source(self, value: Any) -> None:
         self._draw(as_source(value), self._options)
 
-    def _draw(self, source: Any, options: dict[str, Any]) -> None:
+    def _draw(self, source: Any, options: dict[str, Any], *, keep_selection: bool = False) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
         scene = build_scene(source, **options, width=self.layout_width)
         self._source, self._options, self._scene = source, options, scene
-        self.show([scene], [self._name])
+        self.show([scene], [self._name], keep_selection=keep_selection)
 
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting
@@ -183,9 +183,16 @@ class MemoryMapView(MapWidget):
     def window(self, value: Sequence[tuple[int, int]] | None) -> None:
         self._draw(self._source, {**self._options, "start": None, "window": value})
 
-    def _memory_map(self) -> MemoryMap:
+    def _memory_map(self) -> MemoryMap | None:
+        """The source's memory map within the view's budget; None beyond it."""
         source = self._source
-        return source if isinstance(source, MemoryMap) else source.memory_map()
+        if isinstance(source, MemoryMap):
+            return source
+        limit = self._options["limit"]
+        desc = desc_of(source)
+        if max(desc.element_count, desc.slot_count) > limit:
+            return None
+        return source.memory_map(limit=limit)
 
     def select(self, coords: Any = None, *, slot: int | None = None) -> None:
         """Select the slot of the element at logical ``coords``, or ``slot`` (an element offset);
@@ -205,26 +212,37 @@ class MemoryMapView(MapWidget):
 
     @property
     def selection(self) -> dict | None:
-        """The selected slot: its offsets, kind, label and every element stored there; or None."""
+        """The selected slot: its offsets, kind, label and every element stored there; or None.
+
+        Beyond the view's memory-map ``limit`` only the drawn cells are known: the elements are
+        those of the window stored there, the kind is what the window shows, and ``"complete"``
+        is False."""
         if not self.selected:
             return None
         slot = int(self.selected["slot"])
-        m = self._memory_map()
-        kind = int(m.slot_kinds[slot])
-        label = "x" if kind == SlotKind.PADDING else "." if kind == SlotKind.ALIGNMENT else None
-        drawn = np.flatnonzero(self._scene.slot_offsets == slot)
-        if drawn.size:
-            label = self._scene.slot_labels[int(drawn[0])]
+        scene, m = self._scene, self._memory_map()
+        drawn = np.flatnonzero(scene.slot_offsets == slot)
+        label = scene.slot_labels[int(drawn[0])] if drawn.size else None
+        if m is not None:
+            kind = int(m.slot_kinds[slot])
+            elements = m.elements_at(slot)
+            if label is None:
+                label = "x" if kind == SlotKind.PADDING else "." if kind == SlotKind.ALIGNMENT else None
+        else:
+            kind = int(scene.slot_kinds[int(drawn[0])]) if drawn.size else SlotKind.ELEMENT
+            cells = np.flatnonzero(scene.slot_offsets[scene.cell_slot] == slot)
+            elements = [tuple(int(i) for i in scene.cell_coords[c]) for c in cells.tolist()]
         return {
             "slot": slot,
             "byte": slot * self.desc.element_size,
             "kind": KIND_NAMES[kind],
             "label": label,
-            "elements": m.elements_at(slot),
+            "elements": elements,
+            "complete": m is not None,
         }
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        return [build_scene(self._source, **static_options(self._options))], [""]
+        return [build_scene(self._source, **static_options(self._options))], [self._name]
 
     def __repr__(self) -> str:
         return f"MemoryMapView({self._source!r})"
