@@ -1,0 +1,223 @@
+"""Predict, then check: the checkers of the tutorials' exercises.
+
+A student works an answer out by hand (an offset, strides, a buffer size, an operator's output)
+and hands it to a checker. The checker compares it with what stridelab computes and says
+``right``, or names the mistake it recognises (bytes given for elements, NCHW and NHWC swapped,
+the 4-byte rounding forgotten, a window's end off by one, a negative stride's sign, row-major and
+column-major swapped) without printing the answer.
+
+>>> from stridelab import TensorDesc
+>>> dhw = TensorDesc("UINT8", (2, 2, 3))           # the strides page's DHW example
+>>> check_offset(7, dhw, (1, 0, 1))                # element H
+right: element (1, 0, 1) is at offset 7
+>>> check_offset(9, dhw, (1, 0, 1)).correct
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import int_tuple, int_value
+from .desc import TensorDesc, calc_buffer_tensor_size, layout_strides
+from .dtypes import data_type as _data_type
+
+__all__ = [
+    "Feedback",
+    "check_buffer_size",
+    "check_cumulative_summation",
+    "check_offset",
+    "check_slice1",
+    "check_strides",
+]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A checker's verdict: ``correct``, and a message that never gives the answer away."""
+
+    correct: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    def __repr__(self) -> str:
+        return f"{'right' if self.correct else 'not yet'}: {self.message}"
+
+    __str__ = __repr__
+
+
+def _wrong(message: str) -> Feedback:
+    return Feedback(False, message)
+
+
+def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedback:
+    """Check the buffer offset (in elements) of the element at ``coords`` of ``desc``.
+
+    Recognises: the byte offset given, and the dimensions taken in the opposite order (row-major
+    and column-major swapped).
+    """
+    answer = int_value("answer", answer)
+    coords = int_tuple("coords", coords)
+    expected = desc.offset_of(coords)
+    if answer == expected:
+        return Feedback(True, f"element {coords} is at offset {expected}")
+    if desc.element_size > 1 and answer == expected * desc.element_size:
+        return _wrong("that is the offset in bytes; DirectML strides, and so offsets, count elements")
+    reversed_strides = layout_strides(tuple(reversed(range(desc.dimension_count))), desc.sizes)
+    if answer == sum(c * s for c, s in zip(coords, reversed_strides)) and desc.is_packed:
+        return _wrong("that takes the dimensions in the opposite order (row-major and column-major swapped)")
+    return _wrong(f"the offset is the dot product of the coordinates {coords} with the strides {desc.strides}")
+
+
+def check_strides(answer: Any, sizes: Sequence[int], layout: str, *, data_type: Any = None) -> Feedback:
+    """Check packed ``strides`` for ``sizes`` stored in ``layout`` (a memory order such as
+    ``"NHWC"`` or ``"WH"``, outermost first).
+
+    Recognises: NCHW and NHWC swapped, the opposite order (row-major and column-major swapped),
+    and, with ``data_type``, strides given in bytes.
+    """
+    answer, sizes = int_tuple("answer", answer), int_tuple("sizes", sizes)
+    if len(answer) != len(sizes):
+        return _wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
+    expected = layout_strides(layout, sizes)
+    if answer == expected:
+        return Feedback(True, f"{layout} strides of sizes {list(sizes)}")
+    if data_type is not None:
+        size = _data_type(data_type).element_size
+        if size > 1 and answer == tuple(s * size for s in expected):
+            return _wrong("those are byte strides; DirectML strides count elements")
+    swapped = {"NCHW": "NHWC", "NHWC": "NCHW", "NCDHW": "NDHWC", "NDHWC": "NCDHW"}.get(layout.upper())
+    if swapped and answer == layout_strides(swapped, sizes):
+        return _wrong(f"those are the {swapped} strides: in {layout} the channels are stored as its letters say")
+    if answer == layout_strides(layout[::-1], sizes) and len(sizes) > 1:
+        return _wrong("those store the dimensions in the opposite order (row-major and column-major swapped)")
+    return _wrong(
+        f"the innermost dimension ({layout[-1]}) has stride 1; each dimension outside it strides over all inside"
+    )
+
+
+def check_buffer_size(
+    answer: Any, data_type: Any, sizes: Sequence[int], strides: Sequence[int] | None = None
+) -> Feedback:
+    """Check the buffer size in bytes, as DMLCalcBufferTensorSize computes it.
+
+    Recognises: elements given for bytes, the 4-byte rounding forgotten, and the logical element
+    count used where padding or broadcasting makes the buffer differ from it.
+    """
+    answer = int_value("answer", answer)
+    desc = TensorDesc(data_type, sizes, strides)
+    expected = calc_buffer_tensor_size(data_type, sizes, strides)
+    if answer == expected:
+        return Feedback(True, f"the buffer takes {expected} bytes")
+    span = desc.last_offset + 1  # elements from offset 0 to the last element's, inclusive
+    if answer == span * desc.element_size:
+        return _wrong("the 4-byte rounding is forgotten: DirectML rounds buffer sizes up to a multiple of 4 bytes")
+    if answer in (span, -(-span * desc.element_size // 4) * 4 // desc.element_size) and desc.element_size > 1:
+        return _wrong("that counts elements; the buffer size is in bytes")
+    if answer in (desc.element_count * desc.element_size, -(-desc.element_count * desc.element_size // 4) * 4):
+        return _wrong("that counts the logical elements; the buffer runs from offset 0 to the last element's offset")
+    return _wrong(
+        "the buffer runs from offset 0 to the last element's offset (the dot product of sizes - 1 and strides)"
+    )
+
+
+def _same(answer: Any, expected: np.ndarray) -> bool:
+    given = np.asarray(answer)
+    return given.shape == expected.shape and bool(np.array_equal(given.astype(np.float64), expected))
+
+
+def _as_output(answer: Any, expected: np.ndarray) -> Feedback | None:
+    given = np.asarray(answer)
+    if given.dtype == object or given.dtype.kind not in "biuf":
+        return _wrong(f"give the output as nested lists of numbers, not {type(answer).__name__}")
+    if given.shape != expected.shape:
+        return _wrong(
+            f"the output has {expected.ndim} dimensions of sizes {list(expected.shape)}, not {list(given.shape)}"
+        )
+    return None
+
+
+def check_slice1(
+    answer: Any,
+    x: Any,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+) -> Feedback:
+    """Check the output of :func:`stridelab.slice1` with these parameters.
+
+    Recognises: a window's end off by one (one element too many or too few), and a negative
+    stride read from the window's start instead of its end.
+    """
+    from .ops import slice1
+
+    def run(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray | None:
+        try:
+            return np.asarray(slice1(x, window_offsets, sizes, strides).tolist(), dtype=np.float64)
+        except ValueError:  # a LayoutError: that variant is no valid window
+            return None
+
+    # the parameters themselves are checked as slice1 checks them (a LayoutError or TypeError)
+    expected = np.asarray(slice1(x, window_offsets, window_sizes, window_strides).tolist(), dtype=np.float64)
+    shape_error = _as_output(answer, expected)
+    if _same(answer, expected):
+        return Feedback(True, "the output the operator writes")
+    sizes, strides = list(window_sizes), list(window_strides)
+    for i, stride in enumerate(strides):
+        if stride < 0:
+            flipped = run(sizes, [*strides[:i], -stride, *strides[i + 1 :]])
+            if flipped is not None and _same(answer, flipped):
+                return _wrong(
+                    f"window_strides[{i}] is negative: that dimension is copied from the window's end backwards"
+                )
+    for i in range(len(sizes)):
+        for step in (-1, 1):
+            shorter = run([*sizes[:i], sizes[i] + step, *sizes[i + 1 :]], strides)
+            if shorter is not None and _same(answer, shorter):
+                return _wrong(
+                    f"the window's end along dimension {i} is off by one: it covers window_offsets[{i}] to "
+                    f"window_offsets[{i}] + window_sizes[{i}] - 1"
+                )
+    if shape_error is not None:
+        return shape_error
+    return _wrong("output[o] = input[start + window_strides * o]: check the elements the window reaches")
+
+
+def check_cumulative_summation(
+    answer: Any, x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False
+) -> Feedback:
+    """Check the output of :func:`stridelab.cumulative_summation` with these parameters.
+
+    Recognises: an exclusive sum given for an inclusive one (or the reverse), and the direction
+    reversed.
+    """
+    from .ops import cumulative_summation
+
+    def run(direction: str, exclusive: bool) -> np.ndarray:
+        result = cumulative_summation(x, axis, direction=direction, exclusive=exclusive)
+        return np.asarray(result.tolist(), dtype=np.float64)
+
+    expected = run(direction, exclusive)
+    shape_error = _as_output(answer, expected)
+    if _same(answer, expected):
+        return Feedback(True, "the output the operator writes")
+    if _same(answer, run(direction, not exclusive)):
+        kind = (
+            "exclusive: each output leaves its own element out"
+            if exclusive
+            else "inclusive: each output adds its own element"
+        )
+        return _wrong(f"this sum is {kind}")
+    other = "decreasing" if direction.strip().lower().endswith("increasing") else "increasing"
+    if _same(answer, run(other, exclusive)):
+        first = "first" if other == "decreasing" else "last"
+        return _wrong(f"that runs the other way: this sum runs {direction}, from the {first} element")
+    if shape_error is not None:
+        return shape_error
+    return _wrong("each output is the sum of the elements before it along the axis, in the sum's direction")

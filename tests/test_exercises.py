@@ -1,0 +1,84 @@
+"""The exercise checkers: a right answer, and each mistake a checker recognises, on the pages' own
+examples (expected values from the DirectML pages; the mistakes worked out by hand)."""
+
+import numpy as np
+import pytest
+
+import stridelab as sl
+from stridelab import exercises as ex
+
+SLICE_INPUT = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)  # dml-slice1.md
+CUMSUM_INPUT = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np.float32)  # dml-cumulative-summation.md
+
+
+def says(feedback: ex.Feedback, correct: bool, words: str) -> bool:
+    return feedback.correct is correct and words in feedback.message
+
+
+def test_offset_of_element_h_on_the_strides_page():
+    dhw = sl.TensorDesc("FLOAT32", (2, 2, 3))  # strides {6, 3, 1}; H is (1, 0, 1)
+    assert says(ex.check_offset(7, dhw, (1, 0, 1)), True, "offset 7")
+    assert says(ex.check_offset(28, dhw, (1, 0, 1)), False, "offset in bytes")  # 7 * 4
+    assert says(ex.check_offset(6, dhw, (1, 0, 1)), False, "dot product of the coordinates")
+    hw = sl.TensorDesc("UINT8", (2, 3))  # column-major strides would be (1, 2): (0, 1) -> 2
+    assert says(ex.check_offset(2, hw, (0, 1)), False, "row-major and column-major swapped")
+    assert repr(ex.check_offset(7, dhw, (1, 0, 1))) == "right: element (1, 0, 1) is at offset 7"
+    assert "7" not in ex.check_offset(6, dhw, (1, 0, 1)).message.replace("(1, 0, 1)", "")  # no answer given away
+
+
+def test_strides_of_the_1_1_3_5_example():
+    sizes = (1, 1, 3, 5)  # the page: NCHW {15, 15, 5, 1}, NHWC {15, 1, 5, 1}
+    assert says(ex.check_strides((15, 15, 5, 1), sizes, "NCHW"), True, "NCHW strides")
+    assert says(ex.check_strides((15, 1, 5, 1), sizes, "NHWC"), True, "NHWC strides")
+    assert says(ex.check_strides((15, 1, 5, 1), sizes, "NCHW"), False, "those are the NHWC strides")
+    assert says(ex.check_strides((15, 15, 5, 1), sizes, "NHWC"), False, "those are the NCHW strides")
+    assert says(ex.check_strides((60, 60, 20, 4), sizes, "NCHW", data_type="FLOAT32"), False, "byte strides")
+    assert says(ex.check_strides((1, 2), (2, 3), "HW"), False, "row-major and column-major swapped")  # WH's
+    assert says(ex.check_strides((3,), (2, 3), "HW"), False, "one stride per dimension")
+    assert says(ex.check_strides((4, 1), (2, 3), "HW"), False, "has stride 1")
+
+
+def test_buffer_sizes_and_the_4_byte_rounding():
+    assert says(ex.check_buffer_size(8, "FLOAT16", (1, 1, 1, 3)), True, "8 bytes")  # 3 * 2 = 6, rounded to 8
+    assert says(ex.check_buffer_size(6, "FLOAT16", (1, 1, 1, 3)), False, "4-byte rounding is forgotten")
+    assert says(ex.check_buffer_size(3, "FLOAT16", (1, 1, 1, 3)), False, "counts elements")
+    # the page's padded example: 2 x 3 FLOAT32 with height-stride 5 spans 8 elements, 32 bytes
+    assert says(ex.check_buffer_size(32, "FLOAT32", (2, 3), (5, 1)), True, "32 bytes")
+    assert says(ex.check_buffer_size(24, "FLOAT32", (2, 3), (5, 1)), False, "counts the logical elements")
+    assert says(ex.check_buffer_size(40, "FLOAT32", (2, 3), (5, 1)), False, "last element's offset")
+
+
+def test_slice1_examples_1_and_2():
+    positive = (SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2))
+    negative = (SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2))
+    assert says(ex.check_slice1([[[[2, 4], [10, 12]]]], *positive), True, "the output")  # example 1
+    assert says(ex.check_slice1([[[[14, 16], [6, 8]]]], *negative), True, "the output")  # example 2
+    # example 2 read from the window's start, as if the stride were +2
+    assert says(ex.check_slice1([[[[2, 4], [10, 12]]]], *negative), False, "window_strides[2] is negative")
+    # the window taken one column short (sizes {1, 1, 4, 2}): only column 1 is copied
+    assert says(ex.check_slice1([[[[2], [10]]]], *positive), False, "end along dimension 3 is off by one")
+    assert says(
+        ex.check_slice1([[[[2, 4], [10, 12], [14, 16]]]], *positive), False, "sizes [1, 1, 2, 2], not [1, 1, 3, 2]"
+    )
+    assert says(ex.check_slice1([[[[2, 4], [10, 11]]]], *positive), False, "input[start + window_strides * o]")
+    assert says(ex.check_slice1("2, 4", *positive), False, "nested lists of numbers")
+
+
+def test_cumulative_summation_examples():
+    page_1 = [[[[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]]]  # axis 3, increasing, inclusive
+    page_2 = [[[[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]]]  # exclusive
+    page_3 = [[[[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]]]  # decreasing
+    assert says(ex.check_cumulative_summation(page_1, CUMSUM_INPUT, 3), True, "the output")
+    assert says(ex.check_cumulative_summation(page_2, CUMSUM_INPUT, 3, exclusive=True), True, "the output")
+    assert says(ex.check_cumulative_summation(page_3, CUMSUM_INPUT, 3, direction="decreasing"), True, "the output")
+    assert says(ex.check_cumulative_summation(page_2, CUMSUM_INPUT, 3), False, "this sum is inclusive")
+    assert says(ex.check_cumulative_summation(page_1, CUMSUM_INPUT, 3, exclusive=True), False, "this sum is exclusive")
+    assert says(ex.check_cumulative_summation(page_3, CUMSUM_INPUT, 3), False, "runs increasing, from the first")
+    assert says(ex.check_cumulative_summation([[[[2, 3, 6, 12]]]], CUMSUM_INPUT, 3), False, "sizes [1, 1, 3, 4]")
+
+
+def test_bad_arguments_are_refused_like_the_functions_they_check():
+    with pytest.raises(TypeError, match="answer must be an integer, not str"):
+        ex.check_offset("7", sl.TensorDesc("UINT8", (2, 3)), (1, 0))
+    with pytest.raises(sl.LayoutError, match="window_offsets"):
+        ex.check_slice1([[1]], SLICE_INPUT, (0, 0, 0, 3), (1, 1, 4, 3), (1, 1, 1, 1))
