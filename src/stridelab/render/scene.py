@@ -192,11 +192,7 @@ def build_scene(
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
     """
-    for name, value in (("max_cells", max_cells), ("columns", columns)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
-        if value < 1:
-            raise LayoutError(f"{name} = {value}: it must be at least 1")
+    max_cells, columns = at_least("max_cells", max_cells, 1), at_least("columns", columns, 1)
     limit, width = at_least("limit", limit, 1), at_least("width", width, 200)
     if start is not None and window is not None:
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")

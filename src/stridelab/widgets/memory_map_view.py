@@ -11,7 +11,7 @@ from .._validate import known_keywords
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
-from ..render.scene import Scene, build_scene
+from ..render.scene import Scene, build_scene, resolve
 from ..render.svg import KIND_NAMES, check_scale
 from ..tensor import StridedTensor
 from ._panels import MapWidget
@@ -184,15 +184,8 @@ class MemoryMapView(MapWidget):
         self._draw(self._source, {**self._options, "start": None, "window": value})
 
     def _memory_map(self) -> MemoryMap | None:
-        """The source's memory map within the view's budget; None beyond it."""
-        source = self._source
-        if isinstance(source, MemoryMap):
-            return source
-        limit = self._options["limit"]
-        desc = desc_of(source)
-        if max(desc.element_count, desc.slot_count) > limit:
-            return None
-        return source.memory_map(limit=limit)
+        """The source's memory map within the view's budget (as its drawing was built); None beyond it."""
+        return resolve(self._source, self._options["limit"])[1]
 
     def select(self, coords: Any = None, *, slot: int | None = None) -> None:
         """Select the slot of the element at logical ``coords``, or ``slot`` (an element offset);
