@@ -82,3 +82,14 @@ def test_bad_arguments_are_refused_like_the_functions_they_check():
         ex.check_offset("7", sl.TensorDesc("UINT8", (2, 3)), (1, 0))
     with pytest.raises(sl.LayoutError, match="window_offsets"):
         ex.check_slice1([[1]], SLICE_INPUT, (0, 0, 0, 3), (1, 1, 4, 3), (1, 1, 1, 1))
+
+
+def test_the_placeholder_gets_a_reminder_of_what_to_write():
+    dhw = sl.TensorDesc("UINT8", (2, 2, 3))
+    assert says(ex.check_offset(..., dhw, (1, 0, 1)), False, "replace ... with your answer: an offset, in elements")
+    assert says(ex.check_strides(..., (2, 3), "WH"), False, "replace ... with your answer: a tuple of strides")
+    assert says(ex.check_buffer_size(..., "UINT8", (2, 3)), False, "replace ... with your answer: a size in bytes")
+    assert says(ex.check_slice1(..., SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2)), False, "nested lists")
+    assert says(ex.check_cumulative_summation(..., CUMSUM_INPUT, 3), False, "nested lists")
+    with pytest.raises(sl.LayoutError, match="coords .* has 4 entries"):  # the exercise itself is still checked first
+        ex.check_offset(..., dhw, (1, 0, 1, 0))

@@ -4,7 +4,8 @@ A student works an answer out by hand (an offset, strides, a buffer size, an ope
 and hands it to a checker. The checker compares it with what stridelab computes and says
 ``right``, or names the mistake it recognises (bytes given for elements, NCHW and NHWC swapped,
 the 4-byte rounding forgotten, a window's end off by one, a negative stride's sign, row-major and
-column-major swapped) without printing the answer.
+column-major swapped) without printing the answer. An answer still left as ``...`` (the
+notebooks' placeholder) is met with a reminder of what to write.
 
 >>> from stridelab import TensorDesc
 >>> dhw = TensorDesc("UINT8", (2, 2, 3))           # the strides page's DHW example
@@ -56,15 +57,22 @@ def _wrong(message: str) -> Feedback:
     return Feedback(False, message)
 
 
+def _reminder(what: str) -> Feedback:
+    """The reply to an answer still left as the exercise's ``...`` placeholder."""
+    return _wrong(f"replace ... with your answer: {what}")
+
+
 def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedback:
     """Check the buffer offset (in elements) of the element at ``coords`` of ``desc``.
 
     Recognises: the byte offset given, and the dimensions taken in the opposite order (row-major
     and column-major swapped).
     """
-    answer = int_value("answer", answer)
     coords = int_tuple("coords", coords)
     expected = desc.offset_of(coords)
+    if answer is ...:
+        return _reminder("an offset, in elements")
+    answer = int_value("answer", answer)
     if answer == expected:
         return Feedback(True, f"element {coords} is at offset {expected}")
     if desc.element_size > 1 and answer == expected * desc.element_size:
@@ -82,10 +90,13 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str, *, data_type: 
     Recognises: NCHW and NHWC swapped, the opposite order (row-major and column-major swapped),
     and, with ``data_type``, strides given in bytes.
     """
-    answer, sizes = int_tuple("answer", answer), int_tuple("sizes", sizes)
+    sizes = int_tuple("sizes", sizes)
+    expected = layout_strides(layout, sizes)
+    if answer is ...:
+        return _reminder("a tuple of strides, in elements, one per dimension")
+    answer = int_tuple("answer", answer)
     if len(answer) != len(sizes):
         return _wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
-    expected = layout_strides(layout, sizes)
     if answer == expected:
         return Feedback(True, f"{layout} strides of sizes {list(sizes)}")
     if data_type is not None:
@@ -110,9 +121,11 @@ def check_buffer_size(
     Recognises: elements given for bytes, the 4-byte rounding forgotten, and the logical element
     count used where padding or broadcasting makes the buffer differ from it.
     """
-    answer = int_value("answer", answer)
     desc = TensorDesc(data_type, sizes, strides)
     expected = calc_buffer_tensor_size(data_type, sizes, strides)
+    if answer is ...:
+        return _reminder("a size in bytes")
+    answer = int_value("answer", answer)
     if answer == expected:
         return Feedback(True, f"the buffer takes {expected} bytes")
     span = desc.last_offset + 1  # elements from offset 0 to the last element's, inclusive
@@ -165,6 +178,8 @@ def check_slice1(
 
     # the parameters themselves are checked as slice1 checks them (a LayoutError or TypeError)
     expected = np.asarray(slice1(x, window_offsets, window_sizes, window_strides).tolist(), dtype=np.float64)
+    if answer is ...:
+        return _reminder("the output as nested lists of numbers")
     shape_error = _as_output(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
@@ -204,6 +219,8 @@ def check_cumulative_summation(
         return np.asarray(result.tolist(), dtype=np.float64)
 
     expected = run(direction, exclusive)
+    if answer is ...:
+        return _reminder("the output as nested lists of numbers")
     shape_error = _as_output(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
