@@ -1,6 +1,6 @@
 """GPU benchmark of stridelab's operators on a (16, 64, 256, 256) tensor: one table per run.
 
-    PYTHONPATH=src python3 benchmarks/gpu.py [--reps 20] [--markdown]
+    PYTHONPATH=src python3 benchmarks/gpu.py [--reps 20] [--markdown] [--json [PATH]] [--commit HASH]
 
 Each row is one operator call through the public API on a CuPy tensor, timed two ways:
 
@@ -25,14 +25,22 @@ Layouts: ``NCHW`` is packed row-major; ``NHWC`` is the same logical (N, C, H, W)
 channels-last (``base.transpose(0, 3, 1, 2)`` of a packed (N, H, W, C) array). The output column says
 where the result goes: ``NCHW (new)`` is the default packed result the operator allocates; ``NHWC``
 is a preallocated ``out`` with channels-last strides.
+
+``--json`` also writes the run to a JSON file (default: ``gpu-results.json`` beside this script):
+the device, date, commit, shape, reps, the copy bandwidths, one object per row (times in
+microseconds, ``of_copy`` a fraction) and the small call's times. The commit is ``--commit`` where
+given, else ``git rev-parse --short HEAD`` in this script's folder, else null.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import statistics
+import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -218,6 +226,19 @@ class Table:
         fmt = "  ".join(f"{{:{'<' if i < 5 else '>'}{w}}}" for i, w in enumerate(widths))
         return "\n".join(fmt.format(*row) for row in [head, *lines])
 
+    def json_rows(self) -> list[dict]:
+        """The rows as objects: times in microseconds and GB/s to 0.1, ``of_copy`` a fraction."""
+
+        def us(ms):
+            return None if ms is None else round(ms * 1e3, 1)
+
+        return [
+            {"operator": op, "dtype": dt, "input": li, "output": lo, "params": params, "device_us": us(ms),
+             "call_us": us(call), "gbps": round(gbps, 1), "of_copy": round(share, 3), "cupy_device_us": us(cms),
+             "torch_device_us": us(tms)}
+            for op, dt, li, lo, params, ms, call, gbps, share, cms, tms in self.rows
+        ]  # fmt: skip
+
 
 def copy_bandwidth(nbytes: int, reps: int) -> float:
     """GB/s of a device-to-device copy of ``nbytes`` (bytes read + bytes written, over the time)."""
@@ -312,10 +333,38 @@ def small_call_us(calls: int = 2000) -> tuple[float, float]:
     return statistics.median(issue) * 1e6, statistics.median(ready) * 1e6
 
 
+def git_commit() -> str | None:
+    """``git rev-parse --short HEAD`` in this script's folder, or None where git fails."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        nargs="?",
+        const=Path(__file__).with_name("gpu-results.json"),
+        metavar="PATH",
+        help="also write the run as JSON to PATH (default: gpu-results.json beside this script)",
+    )
+    parser.add_argument(
+        "--commit",
+        help="the commit the JSON names, for a copy of the code without git (default: git rev-parse --short HEAD)",
+    )
     args = parser.parse_args(argv)
     cupy = _cupy()
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
@@ -330,7 +379,8 @@ def main(argv=None) -> None:
     copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in copy_gbps}
     issue_us, ready_us = small_call_us()
     spin = _spin()
-    print(f"device: {device}; date: {datetime.date.today()}; shape {SHAPE}; median of {args.reps} runs")
+    today = datetime.date.today()
+    print(f"device: {device}; date: {today}; shape {SHAPE}; median of {args.reps} runs")
     print(
         "device us: CUDA events around each call, all calls queued behind a spin kernel (the host's "
         f"queueing took at most {spin.worst:.0%} of the spin; {spin.retries} measurements re-run with a "
@@ -346,6 +396,18 @@ def main(argv=None) -> None:
         f"(1, 1, 3, 4) cumulative_summation wall time: {issue_us:.1f} us to issue, "
         f"{ready_us:.1f} us with the result ready"
     )
+    if args.json is not None:
+        result = {
+            "device": device,
+            "date": today.isoformat(),
+            "commit": args.commit or git_commit(),
+            "shape": list(SHAPE),
+            "reps": args.reps,
+            "copy_gbps": {k: round(v, 1) for k, v in copy_gbps.items()},
+            "rows": table.json_rows(),
+            "small_call_us": {"issue": round(issue_us, 1), "ready": round(ready_us, 1)},
+        }
+        args.json.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="ascii")
 
 
 if __name__ == "__main__":
