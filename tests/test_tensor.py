@@ -80,7 +80,7 @@ def test_padded_view_reads_only_the_elements():
 
 @pytest.mark.parametrize("shape", [(1, 1, 4, 4), (1, 64, 56, 56), (4, 1, 3), (1,), (1, 1), (2, 1, 1, 5, 1)])
 def test_a_c_contiguous_array_is_the_packed_description(shape):
-    # a size-1 dimension's stride never matters; it gets the packed row-major one
+    # a size-1 dimension's stride never matters; it gets the span of the dimensions after it
     t = StridedTensor.from_array(np.zeros(shape, np.float32))
     assert t.desc == TensorDesc("FLOAT32", shape)
 
@@ -90,6 +90,11 @@ def test_the_slice_pages_input_has_the_pages_strides():
     assert t.desc.strides == (16, 16, 4, 1)  # dml-slice1.md: Strides {16, 16, 4, 1}
 
 
-def test_size_1_dimensions_of_a_strided_view_follow_their_inner_neighbour():
+def test_size_1_dimensions_of_a_strided_view_span_the_dimensions_after_them():
     t = StridedTensor.from_array(np.zeros((3, 8), np.float32)[:1, ::2])  # shape (1, 4), byte strides (32, 8)
     assert t.desc.strides == (8, 2)
+
+
+def test_one_channels_last_image_reads_as_nhwc():
+    image = np.zeros((1, 4, 5, 3), np.float32).transpose(0, 3, 1, 2)  # N, C, H, W view of N, H, W, C
+    assert StridedTensor.from_array(image).desc.strides == (60, 1, 15, 3)  # N spans H * W * C = 60

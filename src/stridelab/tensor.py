@@ -68,7 +68,8 @@ class StridedTensor:
         """View any numpy or cupy array with at least one element as a strided tensor, without copying.
 
         Byte strides become element strides (a size-1 dimension, whose stride never matters, gets
-        the packed row-major one: a C-contiguous array is the packed description); the buffer is a
+        the largest span of the dimensions after it: a C-contiguous array is the packed
+        description, a channels-last one the NHWC description); the buffer is a
         flat view from the first element to the last. A 0-d array becomes a 1-element, 1-D tensor.
         Other GPU arrays (a PyTorch CUDA tensor, anything with ``__cuda_array_interface__`` or a
         CUDA DLPack capsule) are viewed through CuPy, also without copying.
@@ -97,13 +98,14 @@ class StridedTensor:
                     "strides: pass xp.ascontiguousarray(array) instead"
                 )
             strides.append(b // array.itemsize)
-        # A size-1 dimension is never stepped along, so its stride is free: give it the one packed
-        # row-major order would, so that every C-contiguous array is the packed description.
-        inner = 1
+        # A size-1 dimension is never stepped along, so its stride is free: give it the span of the
+        # dimensions after it, so that every C-contiguous array is the packed description and a
+        # channels-last view of one image still reads as NHWC.
+        span = 1
         for axis in reversed(range(array.ndim)):
             if array.shape[axis] == 1:
-                strides[axis] = inner
-            inner = strides[axis] * array.shape[axis]
+                strides[axis] = span
+            span = max(span, strides[axis] * array.shape[axis])
         desc = TensorDesc(dtype, array.shape, strides)
         buffer = xp.lib.stride_tricks.as_strided(array, shape=(desc.last_offset + 1,), strides=(array.itemsize,))
         return cls(desc, buffer)
