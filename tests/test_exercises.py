@@ -22,6 +22,11 @@ def test_offset_of_element_h_on_the_strides_page():
     assert says(ex.check_offset(6, dhw, (1, 0, 1)), False, "dot product of the coordinates")
     hw = sl.TensorDesc("UINT8", (2, 3))  # column-major strides would be (1, 2): (0, 1) -> 2
     assert says(ex.check_offset(2, hw, (0, 1)), False, "row-major and column-major swapped")
+    wh = sl.TensorDesc("UINT8", (2, 3), (1, 2))  # the page's column-major table A D B E C F: E at 3
+    assert says(ex.check_offset(3, wh, (1, 1)), True, "offset 3")
+    assert says(ex.check_offset(4, wh, (1, 1)), False, "row-major and column-major swapped")  # row-major's
+    nhwc = sl.TensorDesc("UINT8", (1, 2, 2, 2), (8, 1, 4, 2))  # neither order: no swap to recognise
+    assert says(ex.check_offset(4, nhwc, (0, 1, 0, 0)), False, "dot product")  # 4: row-major's, and no swap
     assert repr(ex.check_offset(7, dhw, (1, 0, 1))) == "right: element (1, 0, 1) is at offset 7"
     assert "7" not in ex.check_offset(6, dhw, (1, 0, 1)).message.replace("(1, 0, 1)", "")  # no answer given away
 

@@ -77,8 +77,10 @@ def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedba
         return Feedback(True, f"element {coords} is at offset {expected}")
     if desc.element_size > 1 and answer == expected * desc.element_size:
         return _wrong("that is the offset in bytes; DirectML strides, and so offsets, count elements")
-    reversed_strides = layout_strides(tuple(reversed(range(desc.dimension_count))), desc.sizes)
-    if answer == sum(c * s for c, s in zip(coords, reversed_strides)) and desc.is_packed:
+    row_major = layout_strides(tuple(range(desc.dimension_count)), desc.sizes)
+    column_major = layout_strides(tuple(reversed(range(desc.dimension_count))), desc.sizes)
+    swapped = {row_major: column_major, column_major: row_major}.get(desc.strides)
+    if swapped is not None and answer == sum(c * s for c, s in zip(coords, swapped)):
         return _wrong("that takes the dimensions in the opposite order (row-major and column-major swapped)")
     return _wrong(f"the offset is the dot product of the coordinates {coords} with the strides {desc.strides}")
 
