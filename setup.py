@@ -1,4 +1,5 @@
-"""Build hook: the wheel carries the repository's tutorial notebooks as ``stridelab/tutorials``.
+"""Build hook: the wheel carries the repository's tutorial notebooks as ``stridelab/tutorials``,
+with the data they read (``benchmarks/gpu-results.json``) beside them.
 
 The notebooks live in ``notebooks/`` (nbval and Binder use them there); ``stridelab lab`` copies
 them from the installed package. An editable install reads ``notebooks/`` in place instead.
@@ -11,6 +12,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 TUTORIALS = Path(__file__).resolve().parent / "notebooks"
+TUTORIAL_DATA = [Path(__file__).resolve().parent / "benchmarks" / "gpu-results.json"]
 
 
 class BuildPyWithTutorials(build_py):
@@ -23,8 +25,8 @@ class BuildPyWithTutorials(build_py):
         notebooks = sorted(TUTORIALS.glob("*.ipynb"))
         if not notebooks:
             raise FileNotFoundError(f"no tutorial notebooks in {TUTORIALS}: the wheel would ship none")
-        for notebook in notebooks:
-            self.copy_file(str(notebook), str(target / notebook.name))
+        for file in [*notebooks, *TUTORIAL_DATA]:
+            self.copy_file(str(file), str(target / file.name))
 
 
 setup(cmdclass={"build_py": BuildPyWithTutorials})

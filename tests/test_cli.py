@@ -21,6 +21,7 @@ from stridelab import _tutorials, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
+TUTORIAL_FILES = [*NOTEBOOKS, "gpu-results.json"]  # the notebooks, then the data 07-gpu charts
 
 
 def test_the_tutorials_are_the_repository_notebooks_in_a_checkout():
@@ -31,15 +32,17 @@ def test_the_tutorials_are_the_repository_notebooks_in_a_checkout():
 def test_copy_tutorials_copies_every_notebook_then_never_overwrites_an_edit(tmp_path):
     target = tmp_path / "course"
     copied, kept = _tutorials.copy_tutorials(target)
-    assert [path.name for path in copied] == NOTEBOOKS and kept == []
+    assert [path.name for path in copied] == TUTORIAL_FILES and kept == []
     assert (target / _tutorials.START).read_bytes() == (ROOT / "notebooks" / _tutorials.START).read_bytes()
+    results = (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
+    assert (target / "gpu-results.json").read_bytes() == results
 
     edited = target / NOTEBOOKS[1]
     edited.write_text("my answers")
     (target / NOTEBOOKS[2]).unlink()
     copied, kept = _tutorials.copy_tutorials(target)
     assert [path.name for path in copied] == [NOTEBOOKS[2]]
-    assert sorted(path.name for path in kept) == sorted(set(NOTEBOOKS) - {NOTEBOOKS[2]})
+    assert sorted(path.name for path in kept) == sorted(set(TUTORIAL_FILES) - {NOTEBOOKS[2]})
     assert edited.read_text() == "my answers"
 
 
@@ -130,8 +133,8 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
-    assert sorted(item["name"] for item in contents["content"]) == NOTEBOOKS
+    assert sorted(item["name"] for item in contents["content"]) == sorted(TUTORIAL_FILES)
     log = log_path.read_text()
-    assert log.startswith(f"stridelab: copied {len(NOTEBOOKS)} tutorial notebooks into {course}\n")
+    assert log.startswith(f"stridelab: copied {len(TUTORIAL_FILES)} tutorial files into {course}\n")
     # JupyterLab prints a token it was given as "token=...".
     assert f"http://127.0.0.1:{port}/lab/tree/00-start-here.ipynb?token=" in log

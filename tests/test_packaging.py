@@ -86,6 +86,7 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
         "tests/nbval-sanitize.cfg",
         "tests/data/conformance/cumsum.json",
         "tests/browser/memory_map.ipynb",
+        "benchmarks/gpu-results.json",
         *(f"notebooks/{name}" for name in notebooks),
     ):
         assert needed in names, f"the sdist lacks {needed}"
@@ -97,8 +98,11 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
         metadata = archive.read(f"stridelab-{stridelab.__version__}.dist-info/METADATA").decode()
         entry_points = archive.read(f"stridelab-{stridelab.__version__}.dist-info/entry_points.txt").decode()
         start_here = archive.read("stridelab/tutorials/00-start-here.ipynb")
-    assert sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/tutorials/")) == notebooks
+        results = archive.read("stridelab/tutorials/gpu-results.json")
+    tutorials = sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/tutorials/"))
+    assert tutorials == sorted([*notebooks, "gpu-results.json"])
     assert start_here == (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
+    assert results == (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
     for needed in ("stridelab/py.typed", "stridelab/ops/cuda/scan.cu", "stridelab/widgets/static/memory_map.js"):
         assert needed in names
     assert f"stridelab-{stridelab.__version__}.dist-info/licenses/LICENSE" in names

@@ -1,7 +1,9 @@
 """Where the tutorial notebooks are, and copying them for a student to work in.
 
 An installed stridelab carries them in ``stridelab/tutorials`` (put there by the build); a source
-checkout, editable installs included, has them in the repository's ``notebooks/``.
+checkout, editable installs included, has them in the repository's ``notebooks/``. The data files
+the notebooks read (the GPU benchmark's results) lie beside them once installed or copied, and in
+the repository's ``benchmarks/`` in a checkout.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import shutil
 from pathlib import Path
 
 START = "00-start-here.ipynb"
+DATA_FILES = ("gpu-results.json",)
 _PACKAGED = Path(__file__).resolve().parent / "tutorials"
 _CHECKOUT = Path(__file__).resolve().parents[2] / "notebooks"
+_CHECKOUT_DATA = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def tutorials_dir() -> Path:
@@ -25,25 +29,35 @@ def tutorials_dir() -> Path:
     )
 
 
+def tutorial_files() -> list[Path]:
+    """The tutorial notebooks, then the data files they read."""
+    source = tutorials_dir()
+    data = [source / name if (source / name).is_file() else _CHECKOUT_DATA / name for name in DATA_FILES]
+    missing = [str(path) for path in data if not path.is_file()]
+    if missing:
+        raise FileNotFoundError(f"stridelab's tutorial data is missing: {', '.join(missing)}")
+    return [*sorted(source.glob("*.ipynb")), *data]
+
+
 def copy_tutorials(target: Path) -> tuple[list[Path], list[Path]]:
-    """Copy each tutorial notebook into ``target`` unless a file of that name is there already.
+    """Copy each tutorial file into ``target`` unless a file of that name is there already.
 
     A student's edited notebook is never overwritten. Returns the files copied and the files kept;
-    for ``target`` the tutorials' own folder (a source checkout's ``notebooks/``), neither.
+    for ``target`` the tutorials' own folder (a source checkout's ``notebooks/``, whose notebooks
+    find their data in ``benchmarks/``), neither.
     """
-    source = tutorials_dir()
+    files = tutorial_files()
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"cannot copy the tutorials into {target}: it is a file, not a folder")
-    notebooks = sorted(source.glob("*.ipynb"))
-    if target.exists() and target.resolve() == source.resolve():
+    if target.exists() and target.resolve() == tutorials_dir().resolve():
         return [], []
     target.mkdir(parents=True, exist_ok=True)
     copied, kept = [], []
-    for notebook in notebooks:
-        destination = target / notebook.name
+    for file in files:
+        destination = target / file.name
         if destination.exists():
             kept.append(destination)
         else:
-            shutil.copyfile(notebook, destination)
+            shutil.copyfile(file, destination)
             copied.append(destination)
     return copied, kept

@@ -60,9 +60,9 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     except OSError as error:
         raise CommandError(str(error)) from error
     if copied:
-        print(f"stridelab: copied {len(copied)} tutorial notebooks into {directory}")
+        print(f"stridelab: copied {len(copied)} tutorial files into {directory}")
     if kept:
-        print(f"stridelab: left the {len(kept)} notebooks already in {directory} as they are", end=" ")
+        print(f"stridelab: left the {len(kept)} tutorial files already in {directory} as they are", end=" ")
         print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     LabApp.launch_instance(argv=jupyterlab_argv(directory, jupyterlab_options, uid=uid))
