@@ -432,6 +432,9 @@ def test_cumsum_explorer_walks_the_tally_step_by_step():
     e.step.value = 1
     assert e.tally == "step 2 of 4 along axis 3 (W), decreasing: output[0, 0, 0, 2] = 5 + 3 = 8"
     assert len(e.view.marks[1]["cells"]["pending"]) == 6  # columns 0 and 1 are not written yet
+    # their slots too: a packed 3 x 4 output keeps (h, w) in slot 4h + w
+    assert e.view.marks[1]["slots"]["pending"] == [0, 1, 4, 5, 8, 9]
+    assert e.view.marks[1]["slots"]["written"] == [2, 6, 10]
 
 
 def test_cumsum_explorer_links_each_output_to_the_inputs_it_sums():

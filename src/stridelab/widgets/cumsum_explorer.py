@@ -184,9 +184,12 @@ class CumulativeSummationExplorer(OperatorExplorer):
             along = scene.cell_coords[:, axis]
             now = np.flatnonzero(along == position)
             cells = {role: now.tolist()}
-            if role == "written":
-                cells["pending"] = np.flatnonzero(~np.isin(along, list(done))).tolist()
-            marks.append({"cells": cells, "slots": {role: np.unique(scene.cell_slot[now]).tolist()}})
+            slots = {role: np.unique(scene.cell_slot[now]).tolist()}
+            if role == "written":  # outputs not written yet are dimmed in the grid and in the buffer
+                pending = np.flatnonzero(~np.isin(along, list(done)))
+                cells["pending"] = pending.tolist()
+                slots["pending"] = np.unique(scene.cell_slot[pending]).tolist()
+            marks.append({"cells": cells, "slots": slots})
         self.view.marks = marks
         self.tally = self._tally(axis, step, order)
         self._tally_line.value = f"<b>{escape(self.tally)}</b>"
