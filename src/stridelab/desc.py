@@ -11,13 +11,14 @@ Python ints, so it is exact at any size (a 2**40-element description is no speci
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from . import _analysis
+from . import _analysis, _notation
 from ._validate import int_tuple, int_value
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
@@ -443,3 +444,71 @@ class TensorDesc:
     def __repr__(self) -> str:
         total = "" if self._total is None else f", total_tensor_size_in_bytes={self._total}"
         return f"TensorDesc({self.data_type!r}, sizes={self._sizes}, strides={self._strides}{total})"
+
+    # -- one-line notations ------------------------------------------------------------------
+    def __str__(self) -> str:
+        """One line: the data type and CuTe's ``(sizes):(strides)``, with `` bytes=N`` where the
+        buffer was given larger than it needs to be; :meth:`parse` reads it back.
+
+        >>> str(TensorDesc("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1)))
+        'FLOAT16 (1,1,2,3):(0,0,5,1)'
+        >>> str(TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=40))
+        'FLOAT32 (2,3):(5,1) bytes=40'
+        """
+        extra = f" bytes={self.buffer_size}" if self.buffer_size > self.required_size else ""
+        return f"{self.data_type} {_notation.format_layout(self._sizes, self._strides)}{extra}"
+
+    @classmethod
+    def parse(cls, text: str) -> TensorDesc:
+        """Read the one-line notation of :meth:`__str__` (spaces allowed), or JSON text with
+        DxDispatch's field names.
+
+        >>> TensorDesc.parse("FLOAT16 (1, 1, 2, 3) : (0, 0, 5, 1)")
+        TensorDesc('FLOAT16', sizes=(1, 1, 2, 3), strides=(0, 0, 5, 1))
+        >>> TensorDesc.parse('{"DataType": "UINT8", "Sizes": [2, 3]}')
+        TensorDesc('UINT8', sizes=(2, 3), strides=(3, 1))
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"TensorDesc.parse needs text, not {type(text).__name__}")
+        if text.lstrip().startswith("{"):
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise LayoutError(f"cannot read the JSON tensor description: {error}") from None
+            return cls.from_json(obj)
+        data_type, sizes, strides, total = _notation.parse_notation(text)
+        return cls(data_type, sizes, strides, total)
+
+    def to_cute(self) -> str:
+        """CuTe's ``shape:stride`` for this layout (the same dot product of coordinates and strides).
+
+        >>> TensorDesc("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1)).to_cute()
+        '(1,1,2,3):(0,0,5,1)'
+        """
+        return _notation.format_layout(self._sizes, self._strides)
+
+    @classmethod
+    def from_cute(cls, text: str, data_type: DataTypeLike) -> TensorDesc:
+        """A description from a CuTe layout: nested modes are flattened in order, bare integers are
+        one mode, and negative strides are refused (DirectML's are unsigned).
+
+        >>> TensorDesc.from_cute("((2,2),3):((1,4),2)", "FLOAT32")
+        TensorDesc('FLOAT32', sizes=(2, 2, 3), strides=(1, 4, 2))
+        >>> TensorDesc.from_cute("8:1", "UINT8")
+        TensorDesc('UINT8', sizes=(8,), strides=(1,))
+        """
+        sizes, strides = _notation.parse_cute(text)
+        return cls(data_type, sizes, strides)
+
+    def coalesced(self) -> TensorDesc:
+        """The description with the fewest dimensions that gives every element, taken in row-major
+        order, the same offset (CuTe's ``coalesce``); no merged size passes ``2**32 - 1``.
+
+        >>> TensorDesc("FLOAT32", (2, 3, 4)).coalesced()
+        TensorDesc('FLOAT32', sizes=(24,), strides=(1,))
+        >>> TensorDesc("FLOAT32", (1, 3, 4, 5), (60, 1, 15, 3)).coalesced()  # NHWC: C stays apart
+        TensorDesc('FLOAT32', sizes=(3, 20), strides=(1, 3))
+        """
+        sizes, strides = _notation.coalesce(self._sizes, self._strides)
+        total = None if self.buffer_size == self.required_size else self.buffer_size
+        return TensorDesc(self._data_type, sizes, strides, total)
