@@ -298,8 +298,16 @@ def test_a_size_1_dimension_may_have_any_stride():
 
 
 def test_undecidable_classification_is_refused_not_guessed():
-    # strides 1 and 3 over sizes 4 do not nest; 2**25 elements are too many to enumerate, and fewer than
-    # the offsets up to the last one, so the pigeonhole principle does not decide either
-    d = TensorDesc("UINT8", (4, 4, 2**21), (1, 3, 100))
-    with pytest.raises(LayoutError, match="do not nest"):
+    # sorted strides 3, 1000, 160000: 160000 is less than the inner two's span (1 + 169 * 3 + 169 * 1000),
+    # 170**3 elements are past the search budget and fewer than the offsets up to the last one, so
+    # neither arithmetic nor the pigeonhole principle decides
+    d = TensorDesc("UINT8", (170, 170, 170), (160000, 1000, 3))
+    with pytest.raises(LayoutError, match=r"neither nest nor reduce to two dimensions.*budget 4000000"):
         _ = d.is_overlapping
+
+
+def test_a_large_layout_that_reduces_to_two_dimensions_is_decided():
+    # strides 1 and 3 over sizes 4 do not nest, but 100 steps past both (their span is 13), so only
+    # they can collide: 3 steps of 1 meet 1 step of 3
+    d = TensorDesc("UINT8", (4, 4, 2**21), (1, 3, 100))
+    assert d.is_overlapping

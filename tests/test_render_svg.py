@@ -375,16 +375,21 @@ def test_a_scene_too_large_for_a_map_windows_every_dimension():
 
 
 def test_an_overlap_the_core_cannot_decide_is_drawn_as_undecided():
-    # strides that do not nest over 9M elements: the overlap check is past its enumeration budget
-    desc = sl.TensorDesc("UINT8", (3000, 3000), (3001, 2))
-    with pytest.raises(sl.LayoutError, match="limit 4000000"):
+    # three dimensions that do not nest over 4.9M elements: the overlap search is past its budget
+    desc = sl.TensorDesc("UINT8", (170, 170, 170), (160000, 1000, 3))
+    with pytest.raises(sl.LayoutError, match="budget 4000000"):
         assert desc.is_overlapping is None  # raises before it compares
     svg = sl.render_svg(desc)
-    assert any(text.startswith("overlap: undecided · 9000000 logical elements") for text in texts(svg))
+    assert any(text.startswith("overlap: undecided · 4913000 logical elements") for text in texts(svg))
     data, _ = desc._repr_mimebundle_()
     assert data["image/svg+xml"] == svg
     assert sl.MemoryMapView(desc).desc == desc
-    assert len(sl.compare(desc, sl.TensorDesc("UINT8", (3000, 3000))).panels) == 2
+    assert len(sl.compare(desc, sl.TensorDesc("UINT8", (170, 170, 170))).panels) == 2
+
+
+def test_a_formerly_undecided_overlap_is_drawn_decided():
+    svg = sl.render_svg(sl.TensorDesc("UINT8", (3000, 3000), (3001, 2)))  # coprime strides: no collision
+    assert any(text.startswith("padded · 9000000 logical elements") for text in texts(svg))
 
 
 def test_fills_stay_distinct_for_16_values_and_neighbours_differ_most():

@@ -10,6 +10,7 @@ The layout core is imported eagerly; the operators, renderings and widgets on fi
 from importlib import import_module
 from typing import Any
 
+from ._analysis import overlap
 from .desc import MAX_DIMENSIONS, TensorDesc, calc_buffer_tensor_size, calculate_strides, layout_strides
 from .dtypes import DATA_TYPES, DataType, data_type
 from .errors import LayoutError
@@ -57,5 +58,6 @@ __all__ = [
     "calculate_strides",
     "data_type",
     "layout_strides",
+    "overlap",
     *_LAZY,
 ]

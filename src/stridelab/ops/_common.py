@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._analysis import overlap
 from .._validate import int_tuple
 from ..backend import array_module, is_cupy_array, location
 from ..desc import MAX_DIMENSIONS, TensorDesc, packed_strides
@@ -185,14 +186,18 @@ def _address(buffer: Any) -> int:
 
 
 def _check_disjoint(out: StridedTensor, x: Operand, operator_name: str, in_place: bool) -> bool:
-    """Refuse ``out`` whose buffer shares memory with x's unless it is an exact in-place run."""
+    """Refuse ``out`` if one of its elements is one of x's, unless it is an exact in-place run.
+
+    Buffers that share memory are fine as long as no element is both (outputs interleaved with
+    their input): decided exactly by :func:`stridelab.overlap`.
+    """
     out_start = _address(out.buffer)
-    x_start = _address(x.buffer)
-    if out_start + out.buffer.nbytes <= x_start or x_start + x.buffer.nbytes <= out_start:
+    x_start = _address(x.buffer) + x.offset * x.dtype.element_size
+    if out_start + out.buffer.nbytes <= _address(x.buffer) or _address(x.buffer) + x.buffer.nbytes <= out_start:
         return False
     desc = out.desc
     same_elements = (
-        out_start == x_start + x.offset * x.dtype.element_size
+        out_start == x_start
         and desc.sizes == x.sizes
         and all(n == 1 or s == t for n, s, t in zip(desc.sizes, desc.strides, x.strides))
     )
@@ -203,7 +208,21 @@ def _check_disjoint(out: StridedTensor, x: Operand, operator_name: str, in_place
         if in_place
         else f"{operator_name} has no in-place form"
     )
-    raise LayoutError(f"out's buffer shares memory with x's buffer; {allowed}")
+    esize = x.dtype.element_size
+    if (out_start - x_start) % esize:
+        raise LayoutError(f"out's buffer shares memory with x's buffer, starting inside one of x's elements; {allowed}")
+    # x read backwards along a negative stride is, as a set of elements, x forwards from its lowest one
+    x_low = x_start + esize * sum((n - 1) * s for n, s in zip(x.sizes, x.strides) if s < 0)
+    base = min(out_start, x_low)
+    try:
+        x_desc = TensorDesc(x.dtype, x.sizes, [abs(s) for s in x.strides])
+        pair = overlap(desc, x_desc, a_offset=(out_start - base) // esize, b_offset=(x_low - base) // esize)
+    except LayoutError as error:
+        raise LayoutError(f"out's buffer shares memory with x's buffer, and {error}; {allowed}") from None
+    if pair is None:
+        return False
+    x_coords = tuple(n - 1 - c if s < 0 else c for n, s, c in zip(x.sizes, x.strides, pair[1]))
+    raise LayoutError(f"out element {pair[0]} is x element {x_coords} (the same memory); {allowed}")
 
 
 def output_view(out: StridedTensor) -> BufferView:

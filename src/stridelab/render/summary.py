@@ -93,7 +93,9 @@ def classification(desc: TensorDesc) -> str:
     ``overlap: undecided`` where the overlap is not decided within the core's budget.
 
     >>> from stridelab import TensorDesc
-    >>> classification(TensorDesc("UINT8", (3000, 3000), (3001, 2)))
+    >>> classification(TensorDesc("UINT8", (3000, 3000), (3001, 2)))       # decided by the gcd of 3001 and 2
+    'padded'
+    >>> classification(TensorDesc("UINT8", (170, 170, 170), (160000, 1000, 3)))  # past the search budget
     'overlap: undecided'
     """
     overlapping = _decided(lambda: desc.is_overlapping)

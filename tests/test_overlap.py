@@ -1,0 +1,123 @@
+"""sl.overlap and a description's own overlap, against brute force, np.shares_memory, and large cases
+decided exactly (the arithmetic worked out in the comments)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stridelab as sl
+from stridelab import LayoutError, TensorDesc
+from stridelab._analysis import self_collision
+
+
+@st.composite
+def small_descs(draw, max_rank=3):
+    rank = draw(st.integers(1, max_rank))
+    sizes = draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+    strides = draw(st.lists(st.integers(0, 9), min_size=rank, max_size=rank))
+    return TensorDesc("INT32", sizes, strides)
+
+
+def offsets(desc, start=0):
+    return {c: start + sum(i * s for i, s in zip(c, desc.strides)) for c in itertools.product(*map(range, desc.sizes))}
+
+
+@settings(max_examples=3000, deadline=None)
+@given(small_descs(), small_descs(), st.integers(0, 12), st.integers(0, 12))
+def test_overlap_agrees_with_brute_force(a, b, a_offset, b_offset):
+    pair = sl.overlap(a, b, a_offset=a_offset, b_offset=b_offset)
+    shared = set(offsets(a, a_offset).values()) & set(offsets(b, b_offset).values())
+    assert (pair is None) == (not shared)
+    if pair is not None:
+        assert a_offset + a.offset_of(pair[0]) == b_offset + b.offset_of(pair[1])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(small_descs(max_rank=4))
+def test_a_descriptions_own_collision_agrees_with_brute_force(desc):
+    by_offset: dict[int, list] = {}
+    for c, o in offsets(desc).items():
+        by_offset.setdefault(o, []).append(c)
+    moving = [i for i, s in enumerate(desc.strides) if s]  # pairs apart only along stride 0 are broadcast
+    collide = any(
+        len({tuple(c[i] for i in moving) for c in coords}) > 1 for coords in by_offset.values() if len(coords) > 1
+    )
+    pair = self_collision(desc.sizes, desc.strides)
+    assert (pair is not None) == collide == desc.is_overlapping
+    if pair is not None:
+        first, second = pair
+        assert desc.offset_of(first) == desc.offset_of(second)
+        assert any(first[i] != second[i] for i in moving)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.data())
+def test_overlap_agrees_with_numpy_shares_memory_on_views(data):
+    buffer = np.zeros(64, dtype=np.int16)
+
+    def view():
+        rank = data.draw(st.integers(1, 3))
+        shape = data.draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+        strides = data.draw(st.lists(st.integers(0, 6), min_size=rank, max_size=rank))
+        last = sum((n - 1) * s for n, s in zip(shape, strides))
+        start = data.draw(st.integers(0, 63 - last))
+        array = np.lib.stride_tricks.as_strided(buffer[start:], shape, [s * buffer.itemsize for s in strides])
+        return array, TensorDesc("INT16", shape, strides), start
+
+    (x, a, a_start), (y, b, b_start) = view(), view()
+    pair = sl.overlap(a, b, a_offset=a_start, b_offset=b_start)
+    assert (pair is not None) == np.shares_memory(x, y, max_work=None)
+
+
+def test_the_large_cases_are_decided_exactly():
+    # (3001, 2): 3001 and 2 are coprime, so equal multiples need 2 steps of 3001 against 3001 of 2,
+    # and there are only 3000 columns: no collision
+    assert not TensorDesc("FLOAT32", (3000, 3000), (3001, 2)).is_overlapping
+    # (2999, 2): 2 rows down (5998) is 2999 columns across, within 3000
+    desc = TensorDesc("FLOAT32", (3000, 3000), (2999, 2))
+    assert desc.is_overlapping
+    first, second = self_collision(desc.sizes, desc.strides)
+    assert first != second and desc.offset_of(first) == desc.offset_of(second)
+    # a 4-D NHWC interleave: the gcd of all strides (2) does not divide the distance (1)
+    even = TensorDesc("FLOAT16", (8, 64, 128, 128), (2097152, 2, 16384, 128))
+    assert sl.overlap(even, even, b_offset=1) is None
+    assert sl.overlap(even, even, b_offset=2) is not None
+
+
+def test_the_issues_output_runs_and_an_interleaved_output_leaves_its_input_untouched():
+    x = np.ones((3000, 3000), np.float32)
+    out = sl.StridedTensor(TensorDesc("FLOAT32", (3000, 3000), (3001, 2)), np.zeros(9005998, np.float32))
+    sl.cumulative_summation(x, 1, out=out)
+    np.testing.assert_array_equal(out.to_array()[:, -1], np.full(3000, 3000, np.float32))
+
+    arena = np.zeros(2 * 3000 * 3000, np.float32)
+    arena[0::2] = np.tile(np.arange(3000, dtype=np.float32), 3000)
+    every_other = TensorDesc("FLOAT32", (3000, 3000), (6000, 2))
+    source, target = sl.StridedTensor(every_other, arena), sl.StridedTensor(every_other, arena[1:])
+    sl.element_wise_identity(source, target)
+    np.testing.assert_array_equal(arena[0::2], np.tile(np.arange(3000, dtype=np.float32), 3000))
+    np.testing.assert_array_equal(arena[1::2], arena[0::2])
+
+
+def test_an_undecided_overlap_names_the_budget():
+    # sorted strides 3, 1000, 160000: the inner two nest (1000 >= 1 + 169 * 3), but 160000 is
+    # less than their span (1 + 169 * 3 + 169 * 1000), and 170**3 elements exceed the budget
+    desc = TensorDesc("UINT8", (170, 170, 170), (160000, 1000, 3))
+    with pytest.raises(LayoutError, match=r"would enumerate 4913000 elements \(budget 4000000\)"):
+        _ = desc.is_overlapping
+    assert "overlap: undecided" in sl.render_svg(desc)
+
+
+def test_overlap_refuses_what_it_cannot_compare():
+    a = TensorDesc("FLOAT32", (2, 3))
+    with pytest.raises(TypeError, match="a has 4-byte elements .FLOAT32. but b has 2-byte ones"):
+        sl.overlap(a, TensorDesc("FLOAT16", (2, 3)))
+    with pytest.raises(TypeError, match="b is a ndarray"):
+        sl.overlap(a, np.zeros(3))
+    with pytest.raises(LayoutError, match="b_offset = -1: an offset into the buffer is 0 or more"):
+        sl.overlap(a, a, b_offset=-1)
+    with pytest.raises(TypeError, match="overlap\\(\\) got an unexpected keyword argument 'offset'"):
+        sl.overlap(a, a, offset=1)
