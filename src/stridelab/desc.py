@@ -500,6 +500,19 @@ class TensorDesc:
         sizes, strides = _notation.parse_cute(text)
         return cls(data_type, sizes, strides)
 
+    def export(self, kind: str, *, name: str | None = None) -> str:
+        """Source that rebuilds this layout in another tool: ``"numpy"`` (``as_strided``, byte
+        strides), ``"torch"`` (``torch.as_strided``, element strides), ``"cpp"`` (a DirectML
+        ``DML_BUFFER_TENSOR_DESC`` initializer) or ``"json"`` (DxDispatch's fields); see
+        :func:`stridelab.export.export`.
+
+        >>> print(TensorDesc("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1)).export("numpy"))
+        np.lib.stride_tricks.as_strided(buffer, shape=(1, 1, 2, 3), strides=(0, 0, 10, 2))  # byte strides
+        """
+        from .export import export  # export imports this module
+
+        return export(self, kind, name=name)
+
     def coalesced(self) -> TensorDesc:
         """The description with the fewest dimensions that gives every element, taken in row-major
         order, the same offset (CuTe's ``coalesce``); no merged size passes ``2**32 - 1``.
