@@ -24,6 +24,8 @@ _LAZY = {
     "cumulative_summation": ".ops",
     "slice1": ".ops",
     "element_wise_identity": ".ops",
+    "explain": "._explain",
+    "LayoutReport": "._explain",
     "render_svg": ".render",
     "draw_memory_map": ".render",
     "MemoryMapView": ".widgets",

@@ -5,6 +5,9 @@ Subcommands:
 - ``stridelab lab [DIR] [JupyterLab options]``: copy the tutorial notebooks into DIR (default
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
   and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1.
+- ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
+  or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
+  broadcast and overlap, and how to reach NCHW or NHWC.
 
 Errors are one line on stderr and exit status 2; ``--debug`` shows the traceback instead.
 """
@@ -69,6 +72,19 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace, options: list[str]) -> int:
+    from ._explain import explain
+    from .desc import TensorDesc
+    from .errors import LayoutError
+
+    try:
+        desc = TensorDesc.parse(args.desc)
+    except LayoutError as error:
+        raise CommandError(str(error)) from error
+    print(explain(desc))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stridelab",
@@ -96,6 +112,20 @@ def _parser() -> argparse.ArgumentParser:
         help=f"where the tutorials are copied and served (default: ./{DEFAULT_TUTORIALS_DIR})",
     )
     lab.set_defaults(run=_lab, passes_options=True)
+    explain = commands.add_parser(
+        "explain",
+        help="explain a layout",
+        description=(
+            "Explain a layout: its memory order, what DirectML, NumPy and PyTorch call it, its padding, "
+            "broadcast and overlap, and the view or copy that reaches NCHW or NHWC."
+        ),
+    )
+    explain.add_argument(
+        "desc",
+        metavar="DESC",
+        help="the layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', or DxDispatch JSON",
+    )
+    explain.set_defaults(run=_explain)
     return parser
 
 

@@ -1,0 +1,180 @@
+"""sl.explain: PyTorch's names against answers PyTorch gave (tests/data/torch_layouts.json, recorded
+by scripts/record_torch_layouts.py; and against an installed torch where there is one), NumPy's
+against NumPy's own flags, DirectML's and the ways to reach a layout by running what they say."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import stridelab as sl
+from stridelab import LayoutError, TensorDesc
+
+RECORDED = json.loads((Path(__file__).parent / "data" / "torch_layouts.json").read_text())
+CASES = [case for case in RECORDED["cases"] if 0 not in case["sizes"]]  # DirectML has no empty tensors
+
+
+def pytorch_answers(report: sl.LayoutReport) -> dict:
+    """PyTorch's answers as the report words them."""
+    said = report.pytorch
+    rank = report.desc.dimension_count
+    return {
+        "is_contiguous": "is_contiguous()" in said,
+        "channels_last": "torch.channels_last)" in said.split("suggest")[0] if rank == 4 else None,
+        "channels_last_3d": "torch.channels_last_3d)" in said.split("suggest")[0] if rank == 5 else None,
+        "suggest_memory_format": said.rsplit("gives ", 1)[1].rstrip(")"),
+        "dim_order": list(report.dim_order),
+        "dim_order_ambiguous": bool(report.ambiguous_dims),
+    }
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_pytorch_names_are_pytorchs_answers(case):
+    report = sl.explain(TensorDesc("FLOAT32", case["sizes"], case["strides"]))
+    expected = {key: case[key] for key in pytorch_answers(report)}
+    assert pytorch_answers(report) == expected, RECORDED["torch"]
+
+
+def test_the_recording_names_its_torch_and_covers_the_ambiguous_cases():
+    assert RECORDED["torch"].startswith("2.")
+    names = {case["name"] for case in CASES}
+    assert {"n1_channels_last", "c1_packed", "hw1_packed", "all_ones", "ndhwc_channels_last_3d", "2d_transposed",
+            "broadcast_c", "sliced_packed_hw_step2"} <= names  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_pytorch_names_against_an_installed_torch(case):
+    torch = pytest.importorskip("torch")
+    tensor = torch.empty_strided(case["sizes"], case["strides"])
+    report = sl.explain(tensor)
+    assert report.source == "torch.Tensor" and report.desc.strides == tuple(case["strides"])
+    answers = pytorch_answers(report)
+    assert answers["is_contiguous"] == tensor.is_contiguous()
+    assert answers["dim_order"] == list(tensor.dim_order())
+
+
+@st.composite
+def numpy_views(draw):
+    base = np.zeros(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)), dtype=np.float32)
+    view = base.transpose(draw(st.permutations(range(base.ndim))))
+    steps = draw(st.lists(st.integers(1, 2), min_size=view.ndim, max_size=view.ndim))
+    return view[tuple(slice(None, None, step) for step in steps)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(numpy_views())
+def test_numpy_names_are_numpys_flags(array):
+    said = sl.explain(array).numpy
+    c, f = array.flags.c_contiguous, array.flags.f_contiguous
+    expected = {
+        (True, True): "C- and F-contiguous",
+        (True, False): "C-contiguous",
+        (False, True): "F-contiguous",
+        (False, False): "neither",
+    }
+    assert said.startswith(expected[c, f])
+
+
+BROADCAST_AND_PADDED = "layout_strides('DHW', (2, 3, 4), broadcast=(False, True, False), padding={'W': 4})"
+
+
+@pytest.mark.parametrize(
+    ("desc", "name"),
+    [
+        (TensorDesc("FLOAT32", (1, 1, 3, 5)), "packed NCHW (strides may be left out: nullptr / None)"),
+        (TensorDesc("FLOAT32", (1, 1, 3, 5), (15, 1, 5, 1)), "packed NCHW"),  # one channel: the same offsets
+        (TensorDesc("FLOAT32", (2, 3, 4, 5), (60, 1, 15, 3)), "packed NHWC (CalculateStrides(NHWC, ...))"),
+        (TensorDesc("FLOAT32", (2, 3), (5, 1)), "layout_strides('HW', (2, 3), padding={'W': 2})"),
+        (TensorDesc("FLOAT32", (2, 3), (1, 2)), "layout_strides('WH', (2, 3))"),
+        (TensorDesc("UINT8", (1, 2, 3, 3), (54, 1, 18, 6)), "layout_strides('NHWC', (1, 2, 3, 3), padding={'C': 4})"),
+        (TensorDesc("FLOAT32", (2, 3, 4), (8, 0, 1)), BROADCAST_AND_PADDED),
+        (TensorDesc("FLOAT32", (2, 3, 4), (12, 0, 3)), "strided: no layout_strides"),  # W, innermost, is not 1 apart
+        (TensorDesc("FLOAT32", (3, 3), (1, 1)), "strided: no layout_strides order gives these strides"),
+    ],
+)  # fmt: skip
+def test_directml_names(desc, name):
+    said = sl.explain(desc).directml
+    assert said.startswith(name)
+    if said.startswith("layout_strides("):  # what it says is a call that gives these strides
+        strides = eval("sl." + said, {"sl": sl})
+        assert all(n == 1 or s == t for n, s, t in zip(desc.sizes, desc.strides, strides))
+
+
+@settings(max_examples=200, deadline=None)
+@given(numpy_views(), st.sampled_from(["NCHW", "NHWC", "HW", "WH", (0, 2, 1)]))
+def test_to_reach_is_what_it_says(array, layout):
+    assume(len(layout) == array.ndim)
+    reach = sl.explain(array).to_reach(layout)
+    target = sl.layout_strides(layout, array.shape)
+    x = array  # the name the calls use
+    result = eval(reach.copy, {"sl": sl, "x": x})
+    np.testing.assert_array_equal(result.to_array(), array)
+    assert result.desc.strides == target
+    if reach.already:
+        assert all(n == 1 or s == t for n, s, t in zip(array.shape, sl.explain(array).desc.strides, target))
+    if reach.view is not None:
+        view = eval(reach.view_call, {"x": x})
+        assert np.shares_memory(view, array) or array.size == 1
+        strides = tuple(s // view.itemsize for s in view.strides)
+        assert all(n == 1 or s == t for n, s, t in zip(view.shape, strides, sl.layout_strides(layout, view.shape)))
+
+
+def test_facts_carry_their_evidence():
+    report = sl.explain(TensorDesc("FLOAT32", (2, 3), (5, 1)))
+    assert report.facts == ("padded: 2 of 8 slots hold no element (3, 4)",)
+    report = sl.explain(np.broadcast_to(np.arange(3, dtype=np.float32), (4, 3)))
+    assert report.facts == ("broadcast along 0 (H) (stride 0): its elements share slots",)
+    assert report.ambiguous_dims == {0: "stride 0 (broadcast): its elements share slots, it has no place in memory"}
+    report = sl.explain(TensorDesc("FLOAT32", (3000, 3000), (2999, 2)))
+    assert report.facts[0] == "overlapping: elements (0, 2999) and (2, 0) share offset 5998"  # 2999 * 2 = 2 * 2999
+    assert sl.explain(TensorDesc("UINT8", (2, 2, 3))).facts == ("packed: every slot holds exactly one element",)
+
+
+def test_the_report_reads_as_text_and_as_a_table():
+    report = sl.explain(TensorDesc("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1)))
+    text = str(report)
+    assert text.splitlines()[0] == "layout                          FLOAT16 (1,1,2,3):(0,0,5,1)"
+    assert "to reach NCHW" in text and "to reach NHWC" in text
+    assert repr(report) == "LayoutReport(TensorDesc('FLOAT16', sizes=(1, 1, 2, 3), strides=(0, 0, 5, 1)))"
+    html = report._repr_html_()
+    assert html.startswith("<table>") and "<code>FLOAT16 (1,1,2,3):(0,0,5,1)</code>" in html
+
+
+class FakeTorchTensor:
+    """What explain reads of a torch tensor, without torch: shape, stride() and dtype."""
+
+    __module__ = "torch"
+
+    def __init__(self, shape, strides, dtype="torch.float16"):
+        self.shape, self._strides, self.dtype = shape, strides, dtype
+
+    def stride(self):
+        return self._strides
+
+
+def test_a_torch_tensor_is_read_through_its_sizes_and_strides():
+    report = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 1, 15, 3)))
+    assert report.source == "torch.Tensor" and str(report.desc) == "FLOAT16 (2,3,4,5):(60,1,15,3)"
+    assert report.to_reach("NCHW").view_call == "x.permute(0, 2, 3, 1)"
+
+
+def test_what_explain_cannot_read_is_refused_clearly():
+    with pytest.raises(TypeError, match="explain needs a TensorDesc, StridedTensor, numpy or cupy array or torch"):
+        sl.explain([1, 2, 3])
+    with pytest.raises(LayoutError, match="strides\\[0\\] = -4 is negative; DirectML strides are unsigned"):
+        sl.explain(np.zeros((3, 4), np.float32)[::-1])
+    with pytest.raises(LayoutError, match="torch dtype torch.bool has no DirectML data type"):
+        sl.explain(FakeTorchTensor((2,), (1,), "torch.bool"))
+
+
+def test_the_command_line_explains_a_layout(capsys):
+    from stridelab import cli
+
+    assert cli.main(["explain", "FLOAT32 (1,3,4,5):(60,1,15,3)"]) == 0
+    out = capsys.readouterr().out
+    assert "DirectML                        packed NHWC" in out and "to reach NHWC                   already" in out
+    assert cli.main(["explain", "FLOAT32 (2,3)"]) == 2
+    assert "stridelab explain: error: cannot read 'FLOAT32 (2,3)'" in capsys.readouterr().err
