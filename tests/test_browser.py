@@ -190,6 +190,12 @@ def test_map_is_drawn_linked_and_redrawn(page):
     expect(view.locator(".stridelab-info")).to_contain_text("element 3, byte 12")
     page.screenshot(path=str(ARTIFACTS / "browser-hover.png"), full_page=True)
 
+    # the layout's one line, under the map, with a button that copies it (or selects it where the
+    # page may not write the clipboard)
+    expect(view.locator(".stridelab-copy code")).to_have_text("FLOAT32 (1,2,2,3):(12,1,6,2)")
+    view.locator(".stridelab-copy button").click()
+    expect(view.locator(".stridelab-copy button")).to_have_text(re.compile("copied|press Ctrl\\+C"))
+
     # moving the W size slider redraws the explorer's map: 2 x 3 -> 2 x 4 cells
     widget = explorer.locator(".stridelab-widget")
     page.evaluate(

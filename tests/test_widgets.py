@@ -52,6 +52,14 @@ def test_view_sends_the_map_as_plain_data():
     json.dumps(view.get_state())  # plain data all the way down
 
 
+def test_the_view_offers_its_layout_as_one_line_to_copy():
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=40))
+    assert view.copy_lines == ["FLOAT32 (2,3):(5,1) bytes=40"]
+    assert sl.TensorDesc.parse(view.copy_lines[0]) == view.desc
+    view.source = sl.TensorDesc("UINT8", (4,))
+    assert view.copy_lines == ["UINT8 (4):(1)"]
+
+
 def test_broadcast_slot_lights_several_cells():
     view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3), (0, 1)))
     (panel,) = view.panels

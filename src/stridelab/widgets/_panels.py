@@ -119,6 +119,9 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     available_width : int
         The width of the output area in pixels, measured by the page (0 until it is shown); the
         owner of the widget redraws for it (see :attr:`layout_width`).
+    copy_lines : list of str
+        Lines shown under the drawings, each with a button that copies it (a layout's one-line
+        notation, which :meth:`stridelab.TensorDesc.parse` reads back).
     """
 
     _esm = _STATIC / "memory_map.js"
@@ -129,6 +132,7 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     stacked = traitlets.Bool(False).tag(sync=True)
     stale = traitlets.Bool(False).tag(sync=True)
     available_width = traitlets.Int(0).tag(sync=True)
+    copy_lines = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     @property
     def layout_width(self) -> int:

@@ -145,6 +145,7 @@ class MemoryMapView(MapWidget):
         scene = build_scene(source, **options, width=self.layout_width)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name], keep_selection=keep_selection)
+        self.copy_lines = [str(scene.desc)]
 
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting

@@ -85,7 +85,9 @@ function render({ model, el }) {
   row.className = "stridelab-panels";
   const info = document.createElement("div");
   info.className = "stridelab-info";
-  root.append(row, info);
+  const copies = document.createElement("div");
+  copies.className = "stridelab-copy";
+  root.append(row, info, copies);
   el.appendChild(root);
   let views = [];
 
@@ -110,6 +112,31 @@ function render({ model, el }) {
       for (const [cls, items] of Object.entries(m.cells || {})) for (const i of items) v.cellEls[i]?.setAttribute("data-mark", cls);
       for (const [cls, items] of Object.entries(m.slots || {})) for (const k of items) v.slotEls[k]?.setAttribute("data-mark", cls);
     });
+  }
+
+  // Each copy line: selectable text and a button that puts it on the clipboard (where the page
+  // may use it: a secure context); elsewhere the button selects the text for Ctrl+C.
+  function showCopyLines() {
+    copies.replaceChildren(...(model.get("copy_lines") || []).map((text) => {
+      const line = document.createElement("div");
+      const code = document.createElement("code");
+      code.textContent = text;
+      const button = document.createElement("button");
+      button.textContent = "copy";
+      button.title = "copy this line";
+      button.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          button.textContent = "copied";
+        } catch {
+          window.getSelection().selectAllChildren(code);
+          button.textContent = "press Ctrl+C";
+        }
+        setTimeout(() => { button.textContent = "copy"; }, 1500);
+      });
+      line.append(code, button);
+      return line;
+    }));
   }
 
   function showStale() {
@@ -174,8 +201,10 @@ function render({ model, el }) {
   model.on("change:marks", showMarks);
   model.on("change:selected", showSelection);
   model.on("change:stale", showStale);
+  model.on("change:copy_lines", showCopyLines);
   draw();
   showStale();
+  showCopyLines();
   // Python lays drawings out for the output area's width: report it, and again when it changes
   // by more than a few cells' worth (a redraw changes the height, never the width).
   const reportWidth = () => {
@@ -193,6 +222,7 @@ function render({ model, el }) {
     model.off("change:marks", showMarks);
     model.off("change:selected", showSelection);
     model.off("change:stale", showStale);
+    model.off("change:copy_lines", showCopyLines);
     resizes.disconnect();
   };
 }
