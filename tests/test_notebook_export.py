@@ -42,6 +42,15 @@ def picture_outputs(path: Path) -> int:
     )
 
 
+def html_tables(path: Path) -> int:
+    """Outputs stored as HTML without a picture beside them."""
+    outputs = [output for cell in json.loads(path.read_text())["cells"] for output in cell.get("outputs", [])]
+    return sum(
+        "text/html" in data and not {"image/png", "image/svg+xml"} & set(data)
+        for data in (output.get("data", {}) for output in outputs)
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda path: path.stem)
 def test_html_export_shows_every_picture_inline(path, tmp_path):
@@ -61,6 +70,10 @@ def test_html_export_shows_every_picture_inline(path, tmp_path):
             assert picture.startswith(b'<svg xmlns="http://www.w3.org/2000/svg"')
         else:
             assert picture.startswith(b"\x89PNG\r\n\x1a\n")
-    # no picture drawn as HTML, and no widget output left empty waiting for a widget manager
+    # no picture drawn as HTML, and no widget output left empty waiting for a widget manager: the
+    # only HTML outputs are the tables the notebook stores as HTML (sl.explain's report)
     others = {c for classes, _ in parser.outputs for c in classes if c.startswith("jp-Rendered")} - set(kinds)
-    assert others <= {"jp-RenderedText"}, others
+    assert others <= {"jp-RenderedText", "jp-RenderedHTML", "jp-RenderedHTMLCommon"}, others
+    html = [sources for classes, sources in parser.outputs if "jp-RenderedHTML" in classes]
+    assert all(sources == [] for sources in html)
+    assert len(html) == html_tables(path)
