@@ -48,10 +48,18 @@ def test_calc_buffer_tensor_size_rounds_up_to_4_bytes(name, sizes, strides, expe
 
 def test_calc_buffer_tensor_size_is_exact_beyond_32_bits():
     assert calc_buffer_tensor_size("UINT8", (5, 1024, 1024, 1024)) == 5 * 2**30  # 5 GiB
-    assert calc_buffer_tensor_size("FLOAT32", (2**40,)) == 2**42  # 2**40 elements
-    # the last index 2**32 + 2**31 - 1 overflows the 32-bit index of the printed listing
-    assert calc_buffer_tensor_size("UINT8", (2, 2**31), (2**32, 1)) == 2**32 + 2**31
-    assert calc_buffer_tensor_size("INT64", (3, 2**33), (2**33, 1)) == 8 * 3 * 2**33
+    assert calc_buffer_tensor_size("FLOAT32", (2**20, 2**20)) == 2**42  # 2**40 elements
+    # the last index 2**32 + 2**31 - 2 overflows the 32-bit index of the printed listing
+    assert calc_buffer_tensor_size("UINT8", (2, 2**31), (2**32 - 1, 1)) == 2**32 + 2**31  # rounded up to 4
+    assert calc_buffer_tensor_size("INT64", (3, 2**29, 4)) == 8 * 3 * 2**31  # 3 * 2**31 elements
+
+
+def test_sizes_and_strides_are_32_bit_uints():
+    with pytest.raises(LayoutError, match=r"sizes\[0\] = 4294967296 exceeds 4294967295: DirectML sizes are 32-bit"):
+        TensorDesc("UINT8", (2**32,))
+    with pytest.raises(LayoutError, match=r"strides\[1\] = 4294967296 exceeds 4294967295: DirectML strides are 32-bit"):
+        calc_buffer_tensor_size("UINT8", (2, 1), (1, 2**32))
+    assert TensorDesc("UINT8", (2**32 - 1,), (2**32 - 1,)).last_offset == (2**32 - 2) * (2**32 - 1)
 
 
 @pytest.mark.parametrize(
@@ -292,7 +300,7 @@ def test_layouts_that_do_not_nest_are_classified_in_well_under_a_second():
 
 
 def test_a_size_1_dimension_may_have_any_stride():
-    d = TensorDesc("FLOAT32", (3, 1), (1, 10**20))
+    d = TensorDesc("FLOAT32", (3, 1), (1, 2**32 - 1))
     assert (d.last_offset, d.buffer_size, d.is_packed) == (2, 12, True)
     assert d.memory_map().offsets.ravel().tolist() == [0, 1, 2]
 

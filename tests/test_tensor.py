@@ -98,3 +98,10 @@ def test_size_1_dimensions_of_a_strided_view_span_the_dimensions_after_them():
 def test_one_channels_last_image_reads_as_nhwc():
     image = np.zeros((1, 4, 5, 3), np.float32).transpose(0, 3, 1, 2)  # N, C, H, W view of N, H, W, C
     assert StridedTensor.from_array(image).desc.strides == (60, 1, 15, 3)  # N spans H * W * C = 60
+
+
+def test_to_array_is_a_copy_even_of_a_packed_tensor():
+    t = StridedTensor(TensorDesc("FLOAT32", (2, 3)), np.arange(6, dtype=np.float32))
+    copy = t.to_array()
+    copy[0, 0] = 99
+    assert t.buffer[0] == 0 and not np.shares_memory(copy, t.buffer)

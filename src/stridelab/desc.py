@@ -51,6 +51,10 @@ def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
     return tuple(flags)
 
 
+#: The largest size or stride: DirectML's are 32-bit ``UINT`` (element counts and buffer sizes are 64-bit).
+UINT_MAX = 2**32 - 1
+
+
 def _check_sizes(sizes: Any) -> tuple[int, ...]:
     sizes = int_tuple("sizes", sizes)
     if not 1 <= len(sizes) <= MAX_DIMENSIONS:
@@ -60,6 +64,8 @@ def _check_sizes(sizes: Any) -> tuple[int, ...]:
     for i, s in enumerate(sizes):
         if s < 1:
             raise LayoutError(f"sizes[{i}] = {s}: every size must be at least 1 (DirectML has no empty tensors)")
+        if s > UINT_MAX:
+            raise LayoutError(f"sizes[{i}] = {s} exceeds {UINT_MAX}: DirectML sizes are 32-bit UINTs")
     return sizes
 
 
@@ -73,6 +79,8 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
     for i, s in enumerate(strides):
         if s < 0:
             raise LayoutError(f"strides[{i}] = {s}: strides are element counts and must be 0 or more")
+        if s > UINT_MAX:
+            raise LayoutError(f"strides[{i}] = {s} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs")
     return strides
 
 

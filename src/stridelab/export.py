@@ -37,7 +37,6 @@ _CPP_KEYWORDS = frozenset(
     _Static_assert _Thread_local
     """.split()
 )
-_UINT_MAX = 2**32 - 1
 _UINT64_MAX = 2**64 - 1
 
 
@@ -67,19 +66,16 @@ def _torch(desc: TensorDesc, name: str) -> str:
     return f"torch.as_strided({name}, size={desc.sizes!r}, stride={desc.strides!r})  # element strides"
 
 
-def _uint_fields(desc: TensorDesc) -> None:
-    """DirectML's sizes and strides are 32-bit ``UINT`` and the buffer size a 64-bit ``UINT64``."""
-    for field, values in (("sizes", desc.sizes), ("strides", desc.strides)):
-        for i, v in enumerate(values):
-            if v > _UINT_MAX:
-                raise LayoutError(f"{field}[{i}] = {v} does not fit DirectML's 32-bit UINT (at most {_UINT_MAX})")
+def _check_total(desc: TensorDesc) -> None:
+    """DirectML's ``TotalTensorSizeInBytes`` is a 64-bit ``UINT64`` (sizes and strides are 32-bit
+    ``UINT``s, which every TensorDesc checks)."""
     if desc.buffer_size > _UINT64_MAX:
         raise LayoutError(f"buffer size {desc.buffer_size} bytes does not fit DirectML's 64-bit TotalTensorSizeInBytes")
 
 
 def _cpp(desc: TensorDesc, name: str) -> str:
     """A ``DML_BUFFER_TENSOR_DESC`` initializer, fields in struct order, with its sizes and strides arrays."""
-    _uint_fields(desc)
+    _check_total(desc)
     rank = desc.dimension_count
     total = str(desc.buffer_size) + ("ULL" if desc.buffer_size >= 2**63 else "")
     fields = [
@@ -140,7 +136,7 @@ def export(desc: TensorDesc, kind: str, *, name: str | None = None) -> str:
         ``desc`` is not a :class:`TensorDesc`, or ``name`` is not a string.
     LayoutError
         An unknown ``kind``; a ``name`` that is not a Python identifier (numpy, torch) or a C
-        identifier (cpp); a size or stride too large for DirectML's 32-bit ``UINT`` (cpp).
+        identifier (cpp); a buffer too large for DirectML's 64-bit ``TotalTensorSizeInBytes`` (cpp).
 
     Examples
     --------

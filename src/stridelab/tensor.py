@@ -15,7 +15,7 @@ import numpy as np
 
 from ._optional import optional_imports
 from .backend import array_module, is_cupy_array
-from .desc import MAX_DIMENSIONS, TensorDesc
+from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from .dtypes import data_type
 from .errors import LayoutError
 
@@ -104,7 +104,7 @@ class StridedTensor:
         span = 1
         for axis in reversed(range(array.ndim)):
             if array.shape[axis] == 1:
-                strides[axis] = span
+                strides[axis] = min(span, UINT_MAX)
             span = max(span, strides[axis] * array.shape[axis])
         desc = TensorDesc(dtype, array.shape, strides)
         buffer = xp.lib.stride_tricks.as_strided(array, shape=(desc.last_offset + 1,), strides=(array.itemsize,))
@@ -131,7 +131,7 @@ class StridedTensor:
 
     def to_array(self) -> Any:
         """The logical tensor as a new packed (row-major) array in the buffer's array module."""
-        return self.xp.ascontiguousarray(self.view())
+        return self.xp.array(self.view(), order="C", copy=True)  # ascontiguousarray would not copy a packed view
 
     def memory_map(self, limit: int | None = None):  # -> MemoryMap
         """The description's memory map bound to this buffer's values (copied to the host)."""
