@@ -121,3 +121,30 @@ def test_overlap_refuses_what_it_cannot_compare():
         sl.overlap(a, a, b_offset=-1)
     with pytest.raises(TypeError, match="overlap\\(\\) got an unexpected keyword argument 'offset'"):
         sl.overlap(a, a, offset=1)
+
+
+def test_two_nesting_layouts_past_the_enumeration_budget_are_searched_in_chunks():
+    # rows of 2048 interleaved with rows of another tensor: 4.2M elements a side, each decoded in
+    # the other's nested strides
+    n = 2048
+    rows = TensorDesc("FLOAT32", (n, n), (2 * n, 1))
+    assert sl.overlap(rows, rows, b_offset=n) is None
+    first, second = sl.overlap(rows, rows, b_offset=n + 5)
+    assert rows.offset_of(first) == n + 5 + rows.offset_of(second)
+    arena = np.zeros((n, 2, n), np.float32)
+    arena[:, 0, :] = 1
+    sl.element_wise_identity(arena[:, 0, :], sl.StridedTensor(rows, arena.reshape(-1)[n:]))
+    assert arena[:, 1, :].min() == 1 and arena[:, 0, :].max() == 1
+
+
+def test_offsets_past_64_bits_are_exact():
+    top = 2**32 - 1
+    a = TensorDesc("UINT8", (2, 2, 2), (top, top - 1, 3))
+    b = TensorDesc("UINT8", (2, 2, 2), (top, top - 2, 5))
+    assert sl.overlap(a, b, a_offset=2**63, b_offset=2**63) == ((0, 0, 0), (0, 0, 0))
+    for shift in (2, 3, 4):  # a starts 2**64 + shift, b at 2**64: checked against brute force
+        pair = sl.overlap(a, b, a_offset=2**64 + shift, b_offset=2**64)
+        brute = {shift + a.offset_of(c) for c in np.ndindex(2, 2, 2)} & {b.offset_of(c) for c in np.ndindex(2, 2, 2)}
+        assert (pair is None) == (not brute)
+        if pair is not None:
+            assert shift + a.offset_of(pair[0]) == b.offset_of(pair[1])

@@ -31,6 +31,11 @@ __all__ = ["ENUMERATION_LIMIT", "LayoutFacts", "analyze", "logical_offsets", "ov
 #: memory-map budget (:data:`stridelab.memmap.DEFAULT_LIMIT`), a fraction of a second of work.
 ENUMERATION_LIMIT = 4_000_000
 
+#: The most elements :func:`overlap` decodes, in chunks of ``_CHUNK``, against a description whose
+#: strides nest (a few seconds of work at most).
+DECODE_LIMIT = 16 * ENUMERATION_LIMIT
+_CHUNK = 1 << 20
+
 _INT64_SAFE = 1 << 62
 
 
@@ -183,9 +188,9 @@ def overlap(a: Any, b: Any, *, a_offset: int = 0, b_offset: int = 0) -> tuple[Co
     must have the same element size (else TypeError). Exact at any size where the gcd of all strides
     does not divide the distance between the starts, where the two buffers' spans do not meet, and
     where the two descriptions have at most two dimensions of size > 1 between them (by the extended
-    Euclidean algorithm); otherwise a search that enumerates the smaller description (up to
-    ``ENUMERATION_LIMIT`` elements) and decodes each offset in the other where its strides nest,
-    past which a LayoutError names the budget.
+    Euclidean algorithm); otherwise a search: one description's offsets, in chunks, decoded in the
+    other where its strides nest (up to ``DECODE_LIMIT`` elements), else both sides' offsets
+    intersected (up to ``ENUMERATION_LIMIT`` each); past that a LayoutError names the budget.
 
     >>> from stridelab import TensorDesc
     >>> even = TensorDesc("FLOAT32", (4, 1000), (2000, 2))          # every other element
@@ -226,16 +231,13 @@ def overlap(a: Any, b: Any, *, a_offset: int = 0, b_offset: int = 0) -> tuple[Co
 
 def _solve(coefficients: Sequence[int], sizes: Sequence[int], target: int) -> list[int] | None:
     """Steps ``0 <= x[i] < sizes[i]`` with ``sum(coefficients[i] * x[i]) == target``, for one or
-    two non-zero coefficients, or None."""
+    two non-zero coefficients, or None; ``target`` is a multiple of their gcd (overlap checks it)."""
     if len(coefficients) == 1:
         (c,), (n,) = coefficients, sizes
-        x, rest = divmod(target, c)
-        return [x] if rest == 0 and 0 <= x < n else None
+        return [target // c] if 0 <= target // c < n else None
     (c1, c2), (n1, n2) = coefficients, sizes
     g, p, q = _extended_gcd(abs(c1), abs(c2))
     p, q = p * (1 if c1 > 0 else -1), q * (1 if c2 > 0 else -1)  # p * c1 + q * c2 == g
-    if target % g:
-        return None
     x0, y0, along_x, along_y = p * (target // g), q * (target // g), c2 // g, -(c1 // g)
     low, high = _steps_within(x0, along_x, n1 - 1), _steps_within(y0, along_y, n2 - 1)  # x = x0 + k * along_x
     first, last = max(low[0], high[0]), min(low[1], high[1])
@@ -261,53 +263,93 @@ def _extended_gcd(a: int, b: int) -> tuple[int, int, int]:
     return a, p0, q0
 
 
-def _search(a: Any, da: list[_Dim], a_offset: int, b: Any, db: list[_Dim], b_offset: int) -> tuple | None:
-    """Enumerate the smaller description's offsets; find one among the other's (decoded where its
-    strides nest, else enumerated too)."""
-    count_a, count_b = _product([d.size for d in da]), _product([d.size for d in db])
-    swapped = count_b < count_a
-    if swapped:
-        a, da, a_offset, count_a, b, db, b_offset, count_b = b, db, b_offset, count_b, a, da, a_offset, count_a
-    if count_a > ENUMERATION_LIMIT:
-        raise _budget_error(f"whether {a} and {b} share an element", count_a, ENUMERATION_LIMIT)
-    offsets = logical_offsets([d.size for d in da], [d.stride for d in da]).reshape(-1) + a_offset
-    found = _decode(offsets - b_offset, db)
-    if found is None:
-        if count_b > ENUMERATION_LIMIT:
-            raise _budget_error(f"whether {a} and {b} share an element", count_b, ENUMERATION_LIMIT)
-        others = logical_offsets([d.size for d in db], [d.stride for d in db]).reshape(-1) + b_offset
-        _, in_a, in_b = np.intersect1d(offsets, others, return_indices=True)
-        found = (int(in_a[0]), np.unravel_index(int(in_b[0]), [d.size for d in db])) if in_a.size else False
-    if found is False:
-        return None
-    index, steps_b = found
-    steps_a = np.unravel_index(index, [d.size for d in da])
-    pair = (
-        _coords(a.dimension_count, da, [int(v) for v in steps_a]),
-        _coords(b.dimension_count, db, [int(v) for v in steps_b]),
-    )
-    return (pair[1], pair[0]) if swapped else pair
-
-
-def _decode(relative: np.ndarray, dims: list[_Dim]) -> tuple[int, tuple[int, ...]] | bool | None:
-    """Where ``dims`` nest, the first of the ``relative`` offsets that is one of their offsets (its
-    index and its steps) or False for none; None where they do not nest."""
+def _nests(dims: Sequence[_Dim]) -> bool:
+    """Each stride (sorted) reaches past every offset the smaller ones span."""
     extent = 1
     for d in dims:
         if d.stride < extent:
-            return None
+            return False
         extent += (d.size - 1) * d.stride
+    return True
+
+
+def _search(a: Any, da: list[_Dim], a_offset: int, b: Any, db: list[_Dim], b_offset: int) -> tuple | None:
+    """Enumerate one description's offsets, in chunks, and decode each in the other where its strides
+    nest (up to ``DECODE_LIMIT`` elements); where neither nests, intersect both sides' offsets (up to
+    ``ENUMERATION_LIMIT`` each)."""
+    count_a, count_b = _product([d.size for d in da]), _product([d.size for d in db])
+    decodable = [(count_a, False)] if _nests(db) else []
+    decodable += [(count_b, True)] if _nests(da) else []
+    what = f"whether {a} and {b} share an element"
+    if decodable:
+        count, swapped = min(decodable)
+        if count > DECODE_LIMIT:
+            raise LayoutError(f"{what} is not decided: it would decode {count} elements (budget {DECODE_LIMIT})")
+    elif max(count_a, count_b) > ENUMERATION_LIMIT:
+        raise _budget_error(what, max(count_a, count_b), ENUMERATION_LIMIT)
+    else:
+        swapped = False
+    if swapped:
+        a, da, a_offset, b, db, b_offset = b, db, b_offset, a, da, a_offset
+    shift = a_offset - b_offset  # an offset of a, relative to b's start
+    wide = a.last_offset + b.last_offset + abs(shift) >= _INT64_SAFE  # past int64: Python ints
+    found = _decode_chunks(da, shift, db, wide) if decodable else _intersect(da, shift, db, wide)
+    if found is None:
+        return None
+    steps_a, steps_b = found
+    pair = _coords(a.dimension_count, da, steps_a), _coords(b.dimension_count, db, steps_b)
+    return (pair[1], pair[0]) if swapped else pair
+
+
+def _chunk_offsets(dims: Sequence[_Dim], first: int, stop: int, wide: bool) -> np.ndarray:
+    """Offsets of the elements ``first`` to ``stop - 1`` (row-major over ``dims``)."""
+    offsets = np.zeros(stop - first, dtype=object if wide else np.int64)
+    if dims:  # no dimensions: a single element, at 0
+        steps = np.unravel_index(np.arange(first, stop, dtype=np.int64), [d.size for d in dims])
+        for d, step in zip(dims, steps):
+            offsets += step.astype(offsets.dtype) * d.stride
+    return offsets
+
+
+def _steps(index: int, dims: Sequence[_Dim]) -> list[int]:
+    """The steps along ``dims`` of the element ``index`` in row-major order."""
+    return [int(v) for v in np.unravel_index(index, [d.size for d in dims])] if dims else []
+
+
+def _decode_chunks(da: list[_Dim], shift: int, db: list[_Dim], wide: bool) -> tuple | None:
+    count = _product([d.size for d in da])
+    for first in range(0, count, _CHUNK):
+        relative = _chunk_offsets(da, first, min(count, first + _CHUNK), wide) + shift
+        hit = _decode(relative, db)
+        if hit is not None:
+            index, steps_b = hit
+            return _steps(first + index, da), steps_b
+    return None
+
+
+def _intersect(da: list[_Dim], shift: int, db: list[_Dim], wide: bool) -> tuple | None:
+    ours = _chunk_offsets(da, 0, _product([d.size for d in da]), wide) + shift
+    theirs = _chunk_offsets(db, 0, _product([d.size for d in db]), wide)
+    _, in_a, in_b = np.intersect1d(ours, theirs, return_indices=True)
+    if not in_a.size:
+        return None
+    return _steps(int(in_a[0]), da), _steps(int(in_b[0]), db)
+
+
+def _decode(relative: np.ndarray, dims: list[_Dim]) -> tuple[int, list[int]] | None:
+    """The first of the ``relative`` offsets that is one of the offsets of ``dims`` (whose strides
+    nest), as its index and its steps along ``dims``; None if there is none."""
     rest = relative.copy()
-    valid = rest >= 0
+    valid = np.asarray(rest >= 0, dtype=bool)
     steps = []
     for d in reversed(dims):  # outermost first: each step count is determined, as the rest is smaller
         step = np.where(valid, rest // d.stride, 0)
-        valid &= step < d.size
+        valid &= np.asarray(step < d.size, dtype=bool)
         rest = rest - step * d.stride
         steps.append(step)
-    valid &= rest == 0
+    valid &= np.asarray(rest == 0, dtype=bool)
     hits = np.flatnonzero(valid)
     if not hits.size:
-        return False
+        return None
     k = int(hits[0])
-    return k, tuple(int(s[k]) for s in reversed(steps))
+    return k, [int(s[k]) for s in reversed(steps)]
