@@ -130,7 +130,19 @@ def test_facts_carry_their_evidence():
     assert report.ambiguous_dims == {0: "stride 0 (broadcast): its elements share slots, it has no place in memory"}
     report = sl.explain(TensorDesc("FLOAT32", (3000, 3000), (2999, 2)))
     assert report.facts[0] == "overlapping: elements (0, 2999) and (2, 0) share offset 5998"  # 2999 * 2 = 2 * 2999
-    assert sl.explain(TensorDesc("UINT8", (2, 2, 3))).facts == ("packed: every slot holds exactly one element",)
+    assert sl.explain(TensorDesc("UINT8", (2, 2, 3))).facts == ("packed: offsets 0 to 11 each hold one element",)
+    assert sl.explain(TensorDesc("UINT8", (5,))).facts == (
+        "packed: offsets 0 to 4 each hold one element, then 3 alignment slots (buffers round up to 4 bytes)",
+    )
+
+
+def test_facts_of_large_layouts_stay_within_the_budgets():
+    # 8M slots: too many for a memory map, so the padding is told in numbers
+    report = sl.explain(np.zeros((2000, 4000), np.float32)[:, ::2])
+    assert report.facts == ("padded: the buffer spans 7999999 elements for 4000000",)
+    # 8,820,000 elements in 8,815,804 offsets: overlapping by counting, with no pair to show
+    report = sl.explain(TensorDesc("UINT8", (2100, 2100, 2), (2101, 2099, 3)))
+    assert report.facts[0] == "overlapping: 8820000 elements in 8815804 offsets"
 
 
 def test_the_report_reads_as_text_and_as_a_table():
@@ -159,6 +171,21 @@ def test_a_torch_tensor_is_read_through_its_sizes_and_strides():
     report = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 1, 15, 3)))
     assert report.source == "torch.Tensor" and str(report.desc) == "FLOAT16 (2,3,4,5):(60,1,15,3)"
     assert report.to_reach("NCHW").view_call == "x.permute(0, 2, 3, 1)"
+    # the operators take no torch tensors: the copy is PyTorch's own
+    assert report.to_reach("NCHW").copy == "x.permute(0, 1, 2, 3).contiguous().permute(0, 1, 2, 3)"
+    packed = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 20, 5, 1)))
+    assert packed.to_reach("NHWC").copy == "x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)"
+
+
+def test_a_size_1_dimension_s_stride_is_not_held_against_an_array():
+    array = np.zeros((3, 1, 4), np.float32)[:, ::-1, :]  # byte strides (16, -16, 4): C-contiguous
+    report = sl.explain(array)
+    assert report.numpy == "C-contiguous" and report.desc.strides == (4, 4, 1)
+
+    class Image(np.ndarray):
+        """An ndarray subclass from outside numpy."""
+
+    assert sl.explain(np.zeros((2, 3), np.float32).view(Image)).source == "numpy.ndarray"
 
 
 def test_what_explain_cannot_read_is_refused_clearly():

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+import numpy as np
+
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from .backend import is_cupy_array
 from .desc import MAX_DIMENSIONS, TensorDesc, layout_strides
@@ -78,17 +80,28 @@ class LayoutReport:
         desc = self.desc
         name = layout if isinstance(layout, str) else str(tuple(layout))
         target = layout_strides(layout, desc.sizes)
-        dtype, sizes = desc.data_type, desc.sizes
-        layout_text = repr(layout) if isinstance(layout, str) else repr(tuple(layout))
-        copy = (
-            f"sl.element_wise_identity(x, sl.StridedTensor.empty(sl.TensorDesc({dtype!r}, {sizes}, "
-            f"sl.layout_strides({layout_text}, {sizes}))))"
-        )
+        copy = self._copy_call(layout)
         if _same_places(desc.sizes, desc.strides, target) and not desc.is_broadcast:
             return Reach(name, True, None, None, copy)
         permutation = _view_permutation(desc, layout)
         view_call = None if permutation is None else self._view_call(permutation)
         return Reach(name, False, permutation, view_call, copy)
+
+    def _copy_call(self, layout: str | Sequence[int]) -> str:
+        """The call that copies ``x`` into ``layout``: stridelab's identity for arrays and
+        descriptions, PyTorch's own permute-contiguous-permute for a torch tensor (which the
+        operators do not take)."""
+        desc = self.desc
+        if self.source.startswith("torch"):
+            order = dim_order([2] * desc.dimension_count, layout_strides(layout, [2] * desc.dimension_count))
+            back = tuple(order.index(d) for d in range(desc.dimension_count))
+            return f"x.permute{order}.contiguous().permute{back}"
+        layout_text = repr(layout) if isinstance(layout, str) else repr(tuple(layout))
+        dtype, sizes = desc.data_type, desc.sizes
+        return (
+            f"sl.element_wise_identity(x, sl.StridedTensor.empty(sl.TensorDesc({dtype!r}, {sizes}, "
+            f"sl.layout_strides({layout_text}, {sizes}))))"
+        )
 
     def _view_call(self, permutation: tuple[int, ...]) -> str:
         if self.source.startswith("torch"):
@@ -182,11 +195,13 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
                 f"torch dtype {obj.dtype} has no DirectML data type; expected one of {sorted(_TORCH_DTYPES)}"
             )
         return _desc(_TORCH_DTYPES[name], tuple(obj.shape), tuple(obj.stride()), "torch tensor"), "torch.Tensor"
-    if module == "numpy" or is_cupy_array(obj):
+    if isinstance(obj, np.ndarray) or is_cupy_array(obj):
         kind = "cupy.ndarray" if is_cupy_array(obj) else "numpy.ndarray"
         strides = []
-        for i, b in enumerate(obj.strides):
-            if b % obj.itemsize:
+        for i, (n, b) in enumerate(zip(obj.shape, obj.strides)):
+            if n == 1:  # never stepped along: its sign and size do not matter
+                b = abs(b) - abs(b) % obj.itemsize
+            elif b % obj.itemsize:
                 raise LayoutError(f"array byte_strides[{i}] = {b} is not a multiple of the item size {obj.itemsize}")
             strides.append(b // obj.itemsize)
         return _desc(data_type(obj.dtype).name, tuple(obj.shape), tuple(strides), "array"), kind
@@ -198,6 +213,7 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
 def _desc(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...], what: str) -> TensorDesc:
     if not 1 <= len(sizes) <= MAX_DIMENSIONS:
         raise LayoutError(f"{what} has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
+    strides = tuple(abs(s) if n == 1 else s for n, s in zip(sizes, strides))  # a size-1 stride moves nothing
     negative = [i for i, s in enumerate(strides) if s < 0]
     if negative:
         raise LayoutError(
@@ -419,24 +435,28 @@ def _facts(desc: TensorDesc) -> tuple[str, ...]:
         names = ", ".join(_dim_name(desc.dimension_count, d) for d in broadcast)
         facts.append(f"broadcast along {names} (stride 0): its elements share slots")
     try:
-        pair = self_collision(desc.sizes, desc.strides)
+        overlapping = desc.is_overlapping
     except LayoutError:
+        overlapping = None
         facts.append(f"overlap: undecided (past the search budget of {ENUMERATION_LIMIT} elements)")
-        pair = None
-    if pair is not None:
-        facts.append(f"overlapping: elements {pair[0]} and {pair[1]} share offset {desc.offset_of(pair[0])}")
+    if overlapping:
+        try:
+            first, second = self_collision(desc.sizes, desc.strides)
+            facts.append(f"overlapping: elements {first} and {second} share offset {desc.offset_of(first)}")
+        except LayoutError:  # decided by counting: more elements than offsets
+            facts.append(f"overlapping: {desc.element_count} elements in {desc.last_offset + 1} offsets")
     try:
         padded = desc.is_padded
     except LayoutError:
         padded = None
-    if padded and desc.element_count <= ENUMERATION_LIMIT:
+    if padded and desc.slot_count <= ENUMERATION_LIMIT:
         slots = desc.memory_map().padding_slots.tolist()
         shown = ", ".join(map(str, slots[:8])) + (", ..." if len(slots) > 8 else "")
         facts.append(f"padded: {len(slots)} of {desc.slot_count} slots hold no element ({shown})")
     elif padded:
         facts.append(f"padded: the buffer spans {desc.last_offset + 1} elements for {desc.element_count}")
-    if not facts:
-        facts.append(
-            "packed: every slot holds exactly one element" if desc.is_packed else "no padding, broadcast or overlap"
-        )
-    return tuple(facts)
+    if desc.is_packed:
+        extra = desc.slot_count - desc.element_count
+        rounding = f", then {extra} alignment slots (buffers round up to 4 bytes)" if extra else ""
+        facts.append(f"packed: offsets 0 to {desc.last_offset} each hold one element{rounding}")
+    return tuple(facts) or ("strided: no padding, broadcast or overlap, but not packed either",)
