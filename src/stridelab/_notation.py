@@ -17,13 +17,13 @@ __all__ = ["coalesce", "format_layout", "parse_cute", "parse_notation"]
 
 UINT_LIMIT = 2**32 - 1
 
-_NOTATION = re.compile(
-    r"""\s*(?P<type>[A-Za-z][A-Za-z0-9_]*)\s*
-        (?P<layout>\(.*?\)\s*:\s*\(.*?\))
-        (?:\s+bytes\s*=\s*(?P<bytes>\d+))?\s*""",
-    re.X,
-)
-_TOKEN = re.compile(r"\s*(?:(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<int>-?_?\d+)|(?P<other>\S))")
+_TYPE = re.compile(r"[ \t]*([A-Za-z][A-Za-z0-9_]*)")
+_BYTES = re.compile(r"[ \t]*=[ \t]*([0-9]+)[ \t]*")
+_TOKEN = re.compile(r"[ \t\r\n]*(?:(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<int>-?_?[0-9]+)|(?P<other>[^ \t\r\n]))")
+#: Deeper nesting than this describes no layout of at most 8 dimensions worth reading.
+MAX_DEPTH = 16
+#: Digits enough for any 64-bit number: longer ones are refused before Python converts them.
+_MAX_DIGITS = 20
 
 
 def format_layout(sizes: Sequence[int], strides: Sequence[int]) -> str:
@@ -35,15 +35,32 @@ def parse_notation(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...], in
     """Read ``DATA_TYPE (sizes):(strides)`` with an optional `` bytes=N``: the data type name, the
     sizes, the strides and the byte count (None where not given). Spaces are allowed anywhere
     between the parts."""
-    match = _NOTATION.fullmatch(text)
-    if match is None:
+    head = _TYPE.match(text)
+    if head is None or not text[head.end() :].strip():
         raise LayoutError(
-            f"cannot read {text!r} as a tensor description; expected 'DATA_TYPE (sizes):(strides)' with an "
+            f"cannot read {_quote(text)} as a tensor description; expected 'DATA_TYPE (sizes):(strides)' with an "
             "optional ' bytes=N', e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', or JSON with DxDispatch's field names"
         )
-    sizes, strides = parse_cute(match["layout"], nested=False)
-    total = None if match["bytes"] is None else int(match["bytes"])
-    return match["type"], sizes, strides, total
+    layout, total = text[head.end() :], None
+    before, word, after = layout.rpartition("bytes")
+    count = _BYTES.fullmatch(after) if word and before[-1:] in (" ", "\t") else None
+    if count is not None:
+        layout, total = before, _number(count[1], text, "bytes")
+    sizes, strides = parse_cute(layout.strip(), nested=False)
+    return head[1], sizes, strides, total
+
+
+def _number(digits: str, text: str, what: str) -> int:
+    if len(digits.lstrip("-_0")) > _MAX_DIGITS:
+        raise LayoutError(
+            f"layout {_quote(text)}: {what} {digits[:12]}... has {len(digits)} digits, past any 64-bit value"
+        )
+    return int(digits.replace("_", ""))
+
+
+def _quote(text: str) -> str:
+    """``text`` for an error message: quoted, and shortened where it is long."""
+    return repr(text) if len(text) <= 80 else repr(text[:60]) + f"... ({len(text)} characters)"
 
 
 def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -59,19 +76,19 @@ def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tupl
     shape_text, colon, stride_text = text.partition(":")
     if not colon:
         raise LayoutError(
-            f"layout {text!r} has no ':stride' part; give the strides too (CuTe's default strides are "
+            f"layout {_quote(text)} has no ':stride' part; give the strides too (CuTe's default strides are "
             "column-major, DirectML's row-major, so stridelab does not guess)"
         )
     shape = _parse_tree(shape_text, text, "shape")
     stride = _parse_tree(stride_text, text, "stride")
     if not nested and (isinstance(shape, int) or any(isinstance(mode, tuple) for mode in shape)):
-        raise LayoutError(f"layout {text!r}: write the sizes and strides as flat lists, e.g. (1,1,2,3):(0,0,5,1)")
+        raise LayoutError(f"layout {_quote(text)}: write the sizes and strides as flat lists, e.g. (1,1,2,3):(0,0,5,1)")
     _check_congruent(shape, stride, text)
     sizes, strides = tuple(_flatten(shape)), tuple(_flatten(stride))
     negative = [s for s in strides if s < 0]
     if negative:
         raise LayoutError(
-            f"layout {text!r} has the negative stride {negative[0]}; DirectML strides are unsigned "
+            f"layout {_quote(text)} has the negative stride {negative[0]}; DirectML strides are unsigned "
             "(reverse with SLICE1's negative window strides instead)"
         )
     return sizes, strides
@@ -82,28 +99,32 @@ def _parse_tree(part: str, text: str, what: str) -> int | tuple:
     position = 0
 
     def fail(reason: str) -> LayoutError:
-        return LayoutError(f"cannot read the {what} of layout {text!r}: {reason}")
+        return LayoutError(f"cannot read the {what} of layout {_quote(text)}: {reason}")
 
-    def node() -> int | tuple:
+    def node(depth: int) -> int | tuple:
         nonlocal position
         if position >= len(tokens):
             raise fail("it ends too early")
         kind, value = tokens[position]
         position += 1
         if kind == "int":
-            return int(value.replace("_", ""))
+            return _number(value, text, what)
         if kind != "open":
             raise fail(f"unexpected {value!r}")
-        children = [node()]
+        if depth >= MAX_DEPTH:
+            raise fail(f"modes are nested deeper than {MAX_DEPTH} levels")
+        children = [node(depth + 1)]
         while position < len(tokens) and tokens[position][0] == "comma":
             position += 1
-            children.append(node())
-        if position >= len(tokens) or tokens[position][0] != "close":
+            children.append(node(depth + 1))
+        if position >= len(tokens):
             raise fail("a '(' is not closed")
+        if tokens[position][0] != "close":
+            raise fail(f"unexpected {tokens[position][1]!r}")
         position += 1
         return tuple(children)
 
-    tree = node()
+    tree = node(0)
     if position != len(tokens):
         raise fail(f"unexpected {tokens[position][1]!r} after the end")
     return tree
@@ -113,7 +134,7 @@ def _check_congruent(shape: int | tuple, stride: int | tuple, text: str) -> None
     if isinstance(shape, int) != isinstance(stride, int) or (
         isinstance(shape, tuple) and len(shape) != len(stride)  # type: ignore[arg-type]
     ):
-        raise LayoutError(f"layout {text!r}: the stride {stride} does not have the shape {shape}'s nesting")
+        raise LayoutError(f"layout {_quote(text)}: the stride {stride} does not have the shape {shape}'s nesting")
     if isinstance(shape, tuple):
         for s, d in zip(shape, stride):  # type: ignore[arg-type]
             _check_congruent(s, d, text)

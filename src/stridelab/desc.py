@@ -481,7 +481,7 @@ class TensorDesc:
         if text.lstrip().startswith("{"):
             try:
                 obj = json.loads(text)
-            except json.JSONDecodeError as error:
+            except (ValueError, RecursionError) as error:  # malformed, too deep, or a number too long
                 raise LayoutError(f"cannot read the JSON tensor description: {error}") from None
             return cls.from_json(obj)
         data_type, sizes, strides, total = _notation.parse_notation(text)
