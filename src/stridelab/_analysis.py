@@ -8,9 +8,14 @@ They are decided without guessing:
   ``1 + sum((n - 1) * s)`` of the dimensions inside it. Every NCHW, NHWC, permuted, padded or
   broadcast layout nests; then the map is one-to-one and uses ``prod(n)`` offsets, at any size;
 * by the pigeonhole principle, where more elements than offsets exist (then it overlaps);
-* by enumerating the offsets, where neither applies and the element count is within
+* by arithmetic, where at most two dimensions can collide once the others are set aside (size 1,
+  stride 0, or a stride past the span of all smaller ones) and merged ones joined: two dimensions
+  collide exactly when each one's stride over their gcd is less than the other's size;
+* by enumerating the offsets, where none of these applies and the element count is within
   ``ENUMERATION_LIMIT``;
 * otherwise by refusing with :class:`~stridelab.errors.LayoutError`.
+
+:func:`overlap` decides the same question for two descriptions over one buffer.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ _INT64_SAFE = 1 << 62
 
 @dataclass(frozen=True)
 class LayoutFacts:
-    """``distinct_offsets``: offsets used by at least one element (None where only the pigeonhole
-    principle decided the overlap, beyond the enumeration limit). ``injective_apart_from_broadcast``:
+    """``distinct_offsets``: offsets used by at least one element (None where the layout overlaps
+    and has more elements than the enumeration limit, so they were not counted). ``injective_apart_from_broadcast``:
     no two elements share an offset unless a zero stride makes them."""
 
     distinct_offsets: int | None

@@ -145,8 +145,9 @@ def _flatten(tree: int | tuple) -> list[int]:
 
 
 def coalesce(sizes: Sequence[int], strides: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The fewest dimensions giving every element, in row-major order, the same offset (CuTe's
-    ``coalesce``): size-1 dimensions are dropped, and a dimension merges into the one outside it
+    """The fewest dimensions giving every element, in row-major order, the same offset: CuTe's
+    ``coalesce``, but in row-major order where CuTe's is column-major (CuTe keeps ``(2,3):(3,1)``,
+    which here is ``(6):(1)``). Size-1 dimensions are dropped, and a dimension merges into the one outside it
     where the outer stride is the inner size times the inner stride, unless the merged size would
     pass ``2**32 - 1`` (a DirectML ``UINT``). A tensor of one element becomes ``(1):(1)``.
     """

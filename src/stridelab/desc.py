@@ -523,7 +523,8 @@ class TensorDesc:
 
     def coalesced(self) -> TensorDesc:
         """The description with the fewest dimensions that gives every element, taken in row-major
-        order, the same offset (CuTe's ``coalesce``); no merged size passes ``2**32 - 1``.
+        order, the same offset (CuTe's ``coalesce``, in row-major order); no merged size passes
+        ``2**32 - 1``.
 
         >>> TensorDesc("FLOAT32", (2, 3, 4)).coalesced()
         TensorDesc('FLOAT32', sizes=(24,), strides=(1,))

@@ -210,7 +210,10 @@ def _check_disjoint(out: StridedTensor, x: Operand, operator_name: str, in_place
     )
     esize = x.dtype.element_size
     if (out_start - x_start) % esize:
-        raise LayoutError(f"out's buffer shares memory with x's buffer, starting inside one of x's elements; {allowed}")
+        raise LayoutError(
+            f"out's buffer shares memory with x's buffer and starts a fraction of an element away from x's "
+            f"first element, so their elements cannot be told apart; {allowed}"
+        )
     # x read backwards along a negative stride is, as a set of elements, x forwards from its lowest one
     x_low = x_start + esize * sum((n - 1) * s for n, s in zip(x.sizes, x.strides) if s < 0)
     base = min(out_start, x_low)

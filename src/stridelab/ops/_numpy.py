@@ -46,7 +46,8 @@ def _array(view: BufferView) -> np.ndarray:
 
 
 def copy(src: BufferView, dst: BufferView) -> None:
-    """``dst[c] = src[c]`` for every coordinate ``c`` (the views never share memory)."""
+    """``dst[c] = src[c]`` for every coordinate ``c`` (the views never share an element; where they
+    share memory, interleaved, NumPy buffers the copy as needed)."""
     np.copyto(_array(dst), _array(src))
 
 

@@ -11,7 +11,8 @@ signed element strides), so each backend implements just two primitives with ide
   order. A decreasing cumulative summation is the same scan over views that start at the end of
   the axis and step backwards (a negative stride).
 
-``src`` and ``dst`` never share memory, except in an in-place scan: there both have the same buffer
+``src`` and ``dst`` never share an element (they may share memory, interleaved), except in an in-place
+scan: there both have the same buffer
 object (``src.buffer is dst.buffer``) and the same offset, sizes and strides, and a backend must read
 each element before it writes it. The front ends pass views already simplified by :func:`coalesce`.
 

@@ -63,8 +63,8 @@ def slice1(
         where ``MaxCopiedElements[i] = 1 + (window_sizes[i] - 1) // |window_strides[i]|``. Default:
         ``out``'s sizes where ``out`` is given, else the largest valid output.
     out : StridedTensor, optional
-        Where to write, with any non-sharing layout: padding slots are left untouched. It must not
-        share memory with ``x``.
+        Where to write, with any non-sharing layout: padding slots are left untouched. It may share a
+        buffer with ``x`` as long as none of its elements is one of x's (e.g. interleaved).
 
     Returns
     -------
