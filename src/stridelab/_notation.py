@@ -22,8 +22,9 @@ _BYTES = re.compile(r"[ \t]*=[ \t]*([0-9]+)[ \t]*")
 _TOKEN = re.compile(r"[ \t\r\n]*(?:(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<int>-?_?[0-9]+)|(?P<other>[^ \t\r\n]))")
 #: Deeper nesting than this describes no layout of at most 8 dimensions worth reading.
 MAX_DEPTH = 16
-#: Digits enough for any 64-bit number: longer ones are refused before Python converts them.
-_MAX_DIGITS = 20
+#: More digits than any buffer of 8 dimensions of 32-bit sizes and strides needs (22): longer
+#: numbers are refused before Python converts them.
+_MAX_DIGITS = 40
 
 
 def format_layout(sizes: Sequence[int], strides: Sequence[int]) -> str:
@@ -53,7 +54,7 @@ def parse_notation(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...], in
 def _number(digits: str, text: str, what: str) -> int:
     if len(digits.lstrip("-_0")) > _MAX_DIGITS:
         raise LayoutError(
-            f"layout {_quote(text)}: {what} {digits[:12]}... has {len(digits)} digits, past any 64-bit value"
+            f"layout {_quote(text)}: {what} {digits[:12]}... has {len(digits)} digits, more than any layout needs"
         )
     return int(digits.replace("_", ""))
 
