@@ -1,11 +1,21 @@
-"""Shared fixtures: ``xp`` runs a test on numpy, and on cupy where a CUDA GPU is usable."""
+"""Shared fixtures: ``xp`` runs a test on numpy, and on cupy where a CUDA GPU is usable.
+
+Property tests draw new examples on every run, so that a developer's runs keep looking for
+counterexamples; ``HYPOTHESIS_PROFILE=ci`` (set by ``.ci/run``) makes them the same on every run,
+so that a CI result depends only on the commit.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def _cupy_usable() -> bool:
