@@ -679,3 +679,24 @@ def test_many_short_lines_match_numpy(name, layout, planned_for):
             x = np.abs(sl.StridedTensor(desc, host).to_array().astype(np.float64))
             bound = 2 * 128 * 2.0**-24 * np.cumsum(x, axis=2) + np.spacing(np.abs(expected)).astype(np.float64)
             assert (np.abs(got.astype(np.float64) - expected) <= bound).all()
+
+
+def test_kernels_compile_one_variant_at_a_time_and_precompile_fills_the_cache(monkeypatch, caplog):
+    import logging
+
+    import stridelab.ops as ops
+    from stridelab.ops import _cupy
+    from stridelab.ops._precompile import kernel_names
+
+    names = kernel_names(["slice1"], ["UINT8"])
+    compiled = ops.precompile(["slice1"], ["UINT8"])
+    assert 0 <= compiled <= len(names)
+    assert ops.precompile(["slice1"], ["UINT8"]) == 0  # all there now
+    # a compile still running past the threshold is announced once, at INFO
+    monkeypatch.setattr(_cupy, "ANNOUNCE_AFTER_S", 0.0)
+    monkeypatch.setattr(_cupy, "_announced", type(_cupy._announced)())
+    _cupy._kernel.cache_clear()  # compiled again (from CuPy's disk cache, so quickly)
+    with caplog.at_level(logging.INFO, logger="stridelab"):
+        ops.precompile(["slice1"], ["INT8"])
+    assert [r.levelno for r in caplog.records] == [logging.INFO]
+    assert "compiling the CUDA kernel sl_copy_rows<1," in caplog.records[0].message

@@ -2,10 +2,13 @@
 
 ``copy(src, dst)`` and ``scan(src, dst, axis, exclusive)`` take the same :class:`BufferView`
 arguments as the NumPy backend and compute the same function, through RawKernels kept as real
-CUDA files in ``cuda/`` (``common.cuh`` prepended to ``copy.cu`` or ``scan.cu``). Each file is
-compiled by NVRTC (``cupy.RawModule`` over the template instantiations listed in
-:mod:`._cupy_plan`) the first time a kernel of it runs on a device, once per process and device.
-CuPy is imported only here, and this module only when an operator meets a CuPy buffer.
+CUDA files in ``cuda/`` (``common.cuh`` prepended to ``copy.cu`` or ``scan.cu``). Each template
+instantiation the planner chooses is compiled by NVRTC on its own (a ``cupy.RawModule`` of one
+name expression) the first time it runs on a device, so a first call compiles one or two kernels,
+not a whole file's; CuPy's disk cache keeps them for later processes. A compile still running
+after a second is announced once per process (see :func:`_compile`); :func:`precompile` compiles
+ahead for container images and benchmarks. CuPy is imported only here, and this module only when
+an operator meets a CuPy buffer.
 
 Launch plans (:mod:`._cupy_plan`) are pure Python and memoised on the views' sizes, strides and
 alignment, and resolved once to their compiled kernels and geometry arguments, so a repeated call
@@ -23,6 +26,10 @@ differently from a sequential loop, so float results agree with the CPU within r
 from __future__ import annotations
 
 import functools
+import logging
+import sys
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,11 +39,10 @@ from ..dtypes import data_type
 from . import _cupy_plan as plans
 from ._plan import BufferView
 
-__all__ = ["copy", "scan"]
+__all__ = ["copy", "precompile_kernels", "scan"]
 
 _CUDA_DIR = Path(__file__).with_name("cuda")
 _NVRTC_OPTIONS = ("-std=c++17",)  # no fast math: float sums must round as IEEE adds do
-_FAMILIES = {"copy": plans.COPY_KERNELS, "scan": plans.SCAN_KERNELS}
 _ACC_DTYPES = {"FLOAT32": np.dtype(np.float32), "UINT32": np.dtype(np.uint32)}
 
 
@@ -45,20 +51,58 @@ def _source(family: str) -> str:
     return (_CUDA_DIR / "common.cuh").read_text() + "\n" + (_CUDA_DIR / f"{family}.cu").read_text()
 
 
-@functools.cache
-def _module(family: str, device_id: int) -> Any:
+#: A compile still running after this many seconds is announced (once per process).
+ANNOUNCE_AFTER_S = 1.0
+_logger = logging.getLogger("stridelab")
+_announced = threading.Event()
+
+
+def _announce(name: str) -> None:
+    """Say why the call is waiting: through logging at INFO, and on stderr where a person watches
+    a terminal (never as a warning, which the tests treat as an error and notebooks would store)."""
+    if _announced.is_set():
+        return
+    _announced.set()
+    message = (
+        f"stridelab: compiling the CUDA kernel {name} on its first use on this machine (seconds, once: "
+        "CuPy keeps compiled kernels in its disk cache; stridelab.ops.precompile() compiles ahead)"
+    )
+    _logger.info(message)
+    if sys.stderr is not None and sys.stderr.isatty():
+        print(message, file=sys.stderr, flush=True)
+
+
+def _compile(name: str, device_id: int) -> Any:
+    """The kernel ``name`` (a template instantiation of ``copy.cu`` or ``scan.cu``) compiled alone
+    for the device, announced if it takes longer than ``ANNOUNCE_AFTER_S``."""
     import cupy
 
-    return cupy.RawModule(code=_source(family), options=_NVRTC_OPTIONS, name_expressions=list(_FAMILIES[family]))
+    family = "scan" if name.startswith("sl_scan") else "copy"
+    timer = threading.Timer(ANNOUNCE_AFTER_S, _announce, (name,))
+    timer.daemon = True
+    timer.start()
+    try:
+        with cupy.cuda.Device(device_id):
+            module = cupy.RawModule(code=_source(family), options=_NVRTC_OPTIONS, name_expressions=[name])
+            return module.get_function(name)  # NVRTC runs here, on the first get_function
+    finally:
+        timer.cancel()
 
 
 @functools.cache
 def _kernel(name: str, device_id: int) -> Any:
+    return _compile(name, device_id)
+
+
+def precompile_kernels(names: Sequence[str]) -> int:
+    """Compile ``names`` for the current device where this process has not yet; how many it compiled."""
     import cupy
 
-    family = "scan" if name.startswith("sl_scan") else "copy"
-    with cupy.cuda.Device(device_id):
-        return _module(family, device_id).get_function(name)
+    device_id = cupy.cuda.runtime.getDevice()
+    before = _kernel.cache_info().currsize
+    for name in names:
+        _kernel(name, device_id)
+    return _kernel.cache_info().currsize - before
 
 
 @functools.cache

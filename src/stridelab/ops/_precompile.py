@@ -1,0 +1,87 @@
+"""Compile the GPU kernels ahead of their first use: for container images, CI and benchmarks.
+
+Each kernel variant is otherwise compiled the first time a call needs it (a fraction of a second
+to a few seconds), and CuPy's disk cache keeps it for later processes; a first call in a fresh
+container therefore waits for its compile. ``precompile()`` pays that once, up front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .._optional import optional_imports
+from .._validate import known_keywords
+from ..dtypes import DATA_TYPES, data_type
+from ..errors import LayoutError
+from . import _cupy_plan as plans
+from .cumulative_summation import SUPPORTED_DATA_TYPES as SCAN_DATA_TYPES
+from .slice1 import SUPPORTED_DATA_TYPES as SLICE_DATA_TYPES
+
+__all__ = ["OPERATORS", "kernel_names", "precompile"]
+
+#: The operators with GPU kernels, and the data types each takes.
+OPERATORS = {
+    "cumulative_summation": SCAN_DATA_TYPES,
+    "slice1": SLICE_DATA_TYPES,
+    "element_wise_identity": DATA_TYPES,
+}
+
+
+def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> list[str]:
+    known = list(known)
+    if values is None:
+        return known
+    if isinstance(values, str):
+        raise TypeError(f"{field} must be a list of names, not the string {values!r} (write [{values!r}])")
+    chosen = []
+    for value in values:
+        name = data_type(value).name if field == "data_types" else value
+        if name not in known:
+            raise LayoutError(f"{field} holds {value!r}, which is none of {', '.join(known)}")
+        chosen.append(name)
+    return chosen
+
+
+def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[str] | None = None) -> list[str]:
+    """The kernel variants ``precompile`` compiles for these operators and data types (default:
+    all), in the planner's order, without repeats.
+
+    >>> len(kernel_names(["slice1"], ["UINT8"]))  # the copy kernels for one-byte elements
+    8
+    """
+    names: dict[str, None] = {}
+    chosen_types = _chosen("data_types", data_types, DATA_TYPES)
+    chosen_operators = _chosen("operators", operators, OPERATORS)
+    for name in chosen_types:
+        if data_types is not None and not any(name in OPERATORS[op] for op in chosen_operators):
+            raise LayoutError(f"data_types holds {name}, which none of {', '.join(chosen_operators)} takes")
+    for operator in chosen_operators:
+        for name in (t for t in chosen_types if t in OPERATORS[operator]):
+            if operator == "cumulative_summation":
+                traits, _, partial = plans.SCAN_TYPES[name]
+                kinds = {traits, plans.SCAN_TYPES[partial][0]}  # long axes scan their partial sums too
+                names.update(dict.fromkeys(k for k in plans.SCAN_KERNELS if k.split("<")[1].split(",")[0] in kinds))
+            else:
+                esize = str(data_type(name).element_size)
+                names.update(dict.fromkeys(k for k in plans.COPY_KERNELS if k.split("<")[1].split(",")[0] == esize))
+    return list(names)
+
+
+@known_keywords
+def precompile(operators: Iterable[str] | None = None, data_types: Iterable[str] | None = None) -> int:
+    """Compile, on the current CUDA device, every kernel variant the given operators can use for
+    the given data types (default: all of them); returns how many this process compiled.
+
+    Needs CuPy and a GPU. Run it where compile time should not land on a first call: in a
+    container image's build (CuPy's disk cache then ships with the image), before a benchmark, or
+    at the start of a notebook on a GPU machine::
+
+        import stridelab.ops
+        stridelab.ops.precompile(["cumulative_summation"], ["FLOAT32", "FLOAT16"])
+    """
+    names = kernel_names(operators, data_types)
+    with optional_imports("gpu", "stridelab.ops.precompile"):
+        import cupy  # noqa: F401  (the kernels are CuPy RawKernels)
+    from . import _cupy
+
+    return _cupy.precompile_kernels(names)
