@@ -162,27 +162,18 @@ def self_collision(sizes: Sequence[int], strides: Sequence[int], budget: int = E
 
 def analyze(sizes: Sequence[int], strides: Sequence[int]) -> LayoutFacts:
     """Decide the :class:`LayoutFacts` of a description exactly (see the module docstring)."""
-    dims = sorted((s, n) for n, s in zip(sizes, strides) if n > 1 and s > 0)
-    count = _product([n for _, n in dims])
-    extent = 1
-    for s, n in dims:
-        if s < extent:
-            break
-        extent += (n - 1) * s
-    else:
+    dims = _reduced(sizes, strides, peel=False)
+    count = _product([d.size for d in dims])
+    if _nests(dims):
         return LayoutFacts(count, True)
-    last = sum((n - 1) * s for s, n in dims)
-    if count > last + 1:  # pigeonhole: more elements than offsets, so some share one
-        injective = False
-    else:
-        injective = self_collision(sizes, strides) is None
-    if injective:
-        return LayoutFacts(count, True)
-    if count > ENUMERATION_LIMIT:
-        return LayoutFacts(None, False)
-    offsets = np.sort(logical_offsets([n for _, n in dims], [s for s, _ in dims]), axis=None)
-    distinct = 1 + int(np.count_nonzero(offsets[1:] != offsets[:-1]))
-    return LayoutFacts(distinct, False)
+    if count <= ENUMERATION_LIMIT:  # count the offsets, which decides the overlap too
+        offsets = np.sort(logical_offsets([d.size for d in dims], [d.stride for d in dims]), axis=None)
+        distinct = 1 + int(np.count_nonzero(offsets[1:] != offsets[:-1]))
+        return LayoutFacts(distinct, distinct == count)
+    last = sum((d.size - 1) * d.stride for d in dims)
+    # pigeonhole: more elements than offsets, so some share one; else arithmetic, within the budget
+    injective = count <= last + 1 and self_collision(sizes, strides) is None
+    return LayoutFacts(count if injective else None, injective)
 
 
 def overlap(a: Any, b: Any, *, a_offset: int = 0, b_offset: int = 0) -> tuple[Coords, Coords] | None:
