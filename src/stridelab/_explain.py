@@ -20,15 +20,16 @@ import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from .backend import is_cupy_array
-from .desc import MAX_DIMENSIONS, TensorDesc, layout_strides
+from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, TensorDesc, layout_strides
 from .dtypes import data_type
 from .errors import LayoutError
 from .tensor import StridedTensor
 
 __all__ = ["LayoutReport", "Reach", "explain"]
 
-#: Dimension letters by rank, as the strides page names layouts; other ranks use index permutations.
-LETTERS = {1: "W", 2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
+#: Dimension letters by rank, as the strides page names layouts (a lone dimension is W); other
+#: ranks use index permutations.
+LETTERS = {1: "W", **DIMENSION_LETTERS}
 _TORCH_DTYPES = {
     "float32": "FLOAT32", "float16": "FLOAT16", "float64": "FLOAT64", "int8": "INT8", "int16": "INT16",
     "int32": "INT32", "int64": "INT64", "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64",
@@ -333,13 +334,7 @@ def _padding(
 
 
 def _c_contiguous(sizes: Sequence[int], strides: Sequence[int]) -> bool:
-    expected = 1
-    for n, s in zip(reversed(sizes), reversed(strides)):
-        if n != 1:
-            if s != expected:
-                return False
-            expected *= n
-    return True
+    return _contiguous_in(range(len(sizes) - 1, -1, -1), sizes, strides)
 
 
 def _contiguous_in(order: Sequence[int], sizes: Sequence[int], strides: Sequence[int]) -> bool:

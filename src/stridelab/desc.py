@@ -25,6 +25,7 @@ from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
 
 __all__ = [
+    "DIMENSION_LETTERS",
     "MAX_DIMENSIONS",
     "TensorDesc",
     "calc_buffer_tensor_size",
@@ -35,6 +36,8 @@ __all__ = [
 
 MAX_DIMENSIONS = 8
 _CANONICAL_LETTERS = "NCDHW"
+#: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
+DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
 
 def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:

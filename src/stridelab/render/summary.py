@@ -17,14 +17,11 @@ from itertools import permutations
 
 import numpy as np
 
-from ..desc import TensorDesc, layout_strides
+from ..desc import DIMENSION_LETTERS, TensorDesc, layout_strides
 from ..errors import LayoutError
 from ..memmap import SlotKind
 
 __all__ = ["DIMENSION_LETTERS", "classification", "layout_name", "layout_names", "summary_lines"]
-
-#: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
-DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
 
 @cache
