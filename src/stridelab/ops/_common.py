@@ -192,8 +192,9 @@ def _check_disjoint(out: StridedTensor, x: Operand, operator_name: str, in_place
     their input): decided exactly by :func:`stridelab.overlap`.
     """
     out_start = _address(out.buffer)
-    x_start = _address(x.buffer) + x.offset * x.dtype.element_size
-    if out_start + out.buffer.nbytes <= _address(x.buffer) or _address(x.buffer) + x.buffer.nbytes <= out_start:
+    x_base = _address(x.buffer)
+    x_start = x_base + x.offset * x.dtype.element_size
+    if out_start + out.buffer.nbytes <= x_base or x_base + x.buffer.nbytes <= out_start:
         return False
     desc = out.desc
     same_elements = (

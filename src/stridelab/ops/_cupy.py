@@ -6,7 +6,7 @@ CUDA files in ``cuda/`` (``common.cuh`` prepended to ``copy.cu`` or ``scan.cu``)
 instantiation the planner chooses is compiled by NVRTC on its own (a ``cupy.RawModule`` of one
 name expression) the first time it runs on a device, so a first call compiles one or two kernels,
 not a whole file's; CuPy's disk cache keeps them for later processes. A compile still running
-after a second is announced once per process (see :func:`_compile`); :func:`precompile` compiles
+after a second is announced once per process (see :func:`_kernel`); :func:`precompile` compiles
 ahead for container images and benchmarks. CuPy is imported only here, and this module only when
 an operator meets a CuPy buffer.
 
@@ -72,9 +72,10 @@ def _announce(name: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def _compile(name: str, device_id: int) -> Any:
+@functools.cache
+def _kernel(name: str, device_id: int) -> Any:
     """The kernel ``name`` (a template instantiation of ``copy.cu`` or ``scan.cu``) compiled alone
-    for the device, announced if it takes longer than ``ANNOUNCE_AFTER_S``."""
+    for the device, once per process, announced if it takes longer than ``ANNOUNCE_AFTER_S``."""
     import cupy
 
     family = "scan" if name.startswith("sl_scan") else "copy"
@@ -87,11 +88,6 @@ def _compile(name: str, device_id: int) -> Any:
             return module.get_function(name)  # NVRTC runs here, on the first get_function
     finally:
         timer.cancel()
-
-
-@functools.cache
-def _kernel(name: str, device_id: int) -> Any:
-    return _compile(name, device_id)
 
 
 def precompile_kernels(names: Sequence[str]) -> int:

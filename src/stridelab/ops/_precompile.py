@@ -42,6 +42,11 @@ def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> l
     return chosen
 
 
+def _element_kind(kernel: str) -> str:
+    """A kernel's first template parameter: the scan traits (``F32``...) or the copy element size."""
+    return kernel.split("<")[1].split(",")[0]
+
+
 def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[str] | None = None) -> list[str]:
     """The kernel variants ``precompile`` compiles for these operators and data types (default:
     all), in the planner's order, without repeats.
@@ -60,10 +65,10 @@ def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[st
             if operator == "cumulative_summation":
                 traits, _, partial = plans.SCAN_TYPES[name]
                 kinds = {traits, plans.SCAN_TYPES[partial][0]}  # long axes scan their partial sums too
-                names.update(dict.fromkeys(k for k in plans.SCAN_KERNELS if k.split("<")[1].split(",")[0] in kinds))
+                names.update(dict.fromkeys(k for k in plans.SCAN_KERNELS if _element_kind(k) in kinds))
             else:
                 esize = str(data_type(name).element_size)
-                names.update(dict.fromkeys(k for k in plans.COPY_KERNELS if k.split("<")[1].split(",")[0] == esize))
+                names.update(dict.fromkeys(k for k in plans.COPY_KERNELS if _element_kind(k) == esize))
     return list(names)
 
 
