@@ -1,3 +1,5 @@
+import pickle
+
 import numpy as np
 import pytest
 
@@ -64,6 +66,23 @@ def test_buffer_must_match_the_description():
         StridedTensor(d, np.zeros(16, np.float32)[::2])
     with pytest.raises(TypeError, match="desc must be a TensorDesc"):
         StridedTensor((2, 3), np.zeros(8, np.float32))
+
+
+def test_a_tensor_keeps_the_buffer_it_was_checked_with():
+    # Operators trust the construction-time checks, so neither field may be replaced afterwards.
+    t = StridedTensor.empty(TensorDesc("FLOAT32", (3, 4)))
+    buffer = t.buffer
+    with pytest.raises(AttributeError, match="StridedTensor is immutable; cannot set 'buffer'"):
+        t.buffer = buffer[:3]
+    with pytest.raises(AttributeError, match="cannot set 'desc'"):
+        t.desc = TensorDesc("FLOAT32", (1,))
+    assert t.buffer is buffer and t.desc == TensorDesc("FLOAT32", (3, 4))
+
+
+def test_a_description_survives_pickling():
+    desc = TensorDesc("FLOAT16", (2, 3), (5, 1), total_tensor_size_in_bytes=24)
+    again = pickle.loads(pickle.dumps(desc))
+    assert again == desc and hash(again) == hash(desc) and again.buffer_size == 24
 
 
 def test_empty_allocates_the_whole_rounded_buffer():

@@ -235,7 +235,18 @@ class TensorDesc:
     strides page and is exact: see :mod:`stridelab._analysis` for how it is decided.
     """
 
-    __slots__ = ("__dict__", "_data_type", "_sizes", "_strides", "_total")
+    __slots__ = (
+        "__dict__",
+        "_count",
+        "_data_type",
+        "_hash",
+        "_key",
+        "_last",
+        "_required",
+        "_sizes",
+        "_strides",
+        "_total",
+    )
 
     def __init__(
         self,
@@ -247,7 +258,8 @@ class TensorDesc:
         dtype = _resolve_data_type(data_type)
         sizes = _check_sizes(sizes)
         strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
-        required = calc_buffer_tensor_size(dtype, sizes, strides)
+        last = _last_index(sizes, strides)
+        required = _round_up_4((last + 1) * dtype.element_size)
         if total_tensor_size_in_bytes is not None:
             total = int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
             if total < required:
@@ -265,6 +277,17 @@ class TensorDesc:
         object.__setattr__(self, "_sizes", sizes)
         object.__setattr__(self, "_strides", strides)
         object.__setattr__(self, "_total", total_tensor_size_in_bytes)
+        # Facts every operator call asks for, computed once: a description never changes.
+        count = 1
+        for n in sizes:
+            count *= n
+        object.__setattr__(self, "_count", count)
+        object.__setattr__(self, "_last", last)
+        object.__setattr__(self, "_required", required)
+        size = required if total_tensor_size_in_bytes is None else total_tensor_size_in_bytes
+        key = (dtype.name, sizes, strides, size)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
 
     # -- the description itself -------------------------------------------------------------
     @property
@@ -303,25 +326,22 @@ class TensorDesc:
     @property
     def element_count(self) -> int:
         """Logical elements: the product of the sizes."""
-        count = 1
-        for s in self._sizes:
-            count *= s
-        return count
+        return self._count
 
     @property
     def last_offset(self) -> int:
         """Buffer element offset of the last logical element (the largest offset)."""
-        return _last_index(self._sizes, self._strides)
+        return self._last
 
     @property
     def required_size(self) -> int:
         """``calc_buffer_tensor_size`` of this description, in bytes."""
-        return calc_buffer_tensor_size(self._data_type, self._sizes, self._strides)
+        return self._required
 
     @property
     def buffer_size(self) -> int:
         """Bytes of the buffer: ``total_tensor_size_in_bytes`` if given, else the required size."""
-        return self.required_size if self._total is None else self._total
+        return self._required if self._total is None else self._total
 
     @property
     def slot_count(self) -> int:
@@ -388,16 +408,16 @@ class TensorDesc:
         return MemoryMap(self) if limit is None else MemoryMap(self, limit=limit)
 
     # -- value semantics, serialisation, display ---------------------------------------------
-    def _key(self) -> tuple:
-        return (self._data_type.name, self._sizes, self._strides, self.buffer_size)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TensorDesc):
             return NotImplemented
-        return self._key() == other._key()
+        return self is other or (self._hash == other._hash and self._key == other._key)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
+
+    def __reduce__(self) -> tuple:
+        return (TensorDesc, (self._data_type.name, self._sizes, self._strides, self._total))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"TensorDesc is immutable; cannot set {name!r} (use replace())")

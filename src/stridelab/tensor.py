@@ -25,13 +25,16 @@ __all__ = ["StridedTensor"]
 class StridedTensor:
     """A :class:`TensorDesc` and a 1-D, contiguous numpy or cupy ``buffer`` of its data type.
 
+    Immutable: both are checked once, here, and operators rely on it (the buffer's values change,
+    never which buffer it is).
+
     The buffer must hold at least the elements up to the last element's offset. (DirectML's
     rounding of bound buffers up to 4 bytes applies where stridelab allocates buffers itself, not to
     arrays users pass in.) Slots the description does not reach - padding - are part of the
     buffer and are left alone by operators writing into it.
     """
 
-    __slots__ = ("buffer", "desc")
+    __slots__ = ("_buffer", "_desc")
 
     def __init__(self, desc: TensorDesc, buffer: Any) -> None:
         if not isinstance(desc, TensorDesc):
@@ -54,8 +57,28 @@ class StridedTensor:
                 f"buffer has {buffer.size} elements but {desc!r} reaches offset {desc.last_offset}, "
                 f"so it needs at least {needed}"
             )
-        self.desc = desc
-        self.buffer = buffer
+        object.__setattr__(self, "_desc", desc)
+        object.__setattr__(self, "_buffer", buffer)
+
+    @property
+    def desc(self) -> TensorDesc:
+        return self._desc
+
+    @property
+    def buffer(self) -> Any:
+        """The flat buffer (its values may change; the buffer itself does not)."""
+        return self._buffer
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"StridedTensor is immutable; cannot set {name!r} (build a new StridedTensor)")
+
+    @classmethod
+    def _trusted(cls, desc: TensorDesc, buffer: Any) -> StridedTensor:
+        """A tensor over a buffer stridelab allocated itself for ``desc`` (no checks to repeat)."""
+        tensor = object.__new__(cls)
+        object.__setattr__(tensor, "_desc", desc)
+        object.__setattr__(tensor, "_buffer", buffer)
+        return tensor
 
     @classmethod
     def empty(cls, desc: TensorDesc, xp: Any = np) -> StridedTensor:
