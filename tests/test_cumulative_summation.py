@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from op_reference import (
-    descs,
-    flips_for,
     forbid_work,
     operator_input,
     poisoned,
     random_values,
-    reference_cumulative_summation,
+    reference_cumulative,
     refused,
     same_bits,
-    sizes,
+    scan_cases,
     tensor_on,
     to_host,
 )
 
 import stridelab as sl
 from stridelab.ops import _numpy
+from stridelab.ops._common import forget_prepared_calls
 
 # The input of every example on the page: (Sizes:{1,1,3,4}, DataType:FLOAT32)
 PAGE_INPUT = [[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]]
@@ -128,47 +128,28 @@ def test_in_place_through_another_view_of_the_same_memory(xp):
 # -- against the literal reference --------------------------------------------------------------------
 
 
-@st.composite
-def cases(draw: st.DrawFn) -> tuple:
-    data_type = draw(st.sampled_from(SUPPORTED))
-    shape = draw(sizes())
-    x_desc = draw(descs(data_type, shape))
-    in_place = draw(st.booleans()) and not (x_desc.is_broadcast or x_desc.is_overlapping)
-    out_desc = x_desc if in_place else draw(descs(data_type, shape, output=True))
-    axis = draw(st.integers(-len(shape), len(shape) - 1))
-    flips = None if in_place else draw(flips_for(len(shape)))
-    return (
-        x_desc,
-        out_desc,
-        in_place,
-        flips,
-        axis,
-        draw(st.booleans()),
-        draw(st.booleans()),
-        draw(st.integers(0, 2**32 - 1)),
-    )
-
-
 @pytest.fixture(params=["default", "plane loop"])
-def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The NumPy backend as tuned, and forced to the plane loop in tiny pieces on every axis (small
     tensors otherwise always take ``np.cumsum``)."""
     if request.param == "plane loop":
         monkeypatch.setattr(_numpy, "SMALL_PLANE", 1)
         monkeypatch.setattr(_numpy, "SHORT_AXIS", 10**9)
         monkeypatch.setattr(_numpy, "PIECE_BYTES", 8)
-    return request.param
+    forget_prepared_calls()  # calls prepared under the other strategy
+    yield request.param
+    forget_prepared_calls()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(case=cases())
+@given(case=scan_cases(SUPPORTED))
 def test_matches_the_reference(xp, strategy, case):
     x_desc, out_desc, in_place, flips, axis, decreasing, exclusive, seed = case
     rng = np.random.default_rng(seed)
     x_buffer = random_values(rng, x_desc.data_type, x_desc.slot_count)
     x, ref_desc, ref_buffer = operator_input(xp, x_desc, x_buffer, flips)
     out_buffer = x_buffer if in_place else poisoned(out_desc)
-    expected = reference_cumulative_summation(ref_desc, ref_buffer, out_desc, out_buffer, axis, decreasing, exclusive)
+    expected = reference_cumulative("sum", ref_desc, ref_buffer, out_desc, out_buffer, axis, decreasing, exclusive)
     out = x if in_place else tensor_on(xp, out_desc, out_buffer)
     direction = "decreasing" if decreasing else "increasing"
     sl.cumulative_summation(x, axis, direction=direction, exclusive=exclusive, out=out)

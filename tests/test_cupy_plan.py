@@ -1,4 +1,5 @@
-"""The CuPy launch planner (:mod:`stridelab.ops._cupy_plan`) is plain Python: what it can plan is
+"""The GPU launch planners (:mod:`stridelab.ops.cupy.scan_plan`, :mod:`~stridelab.ops.cupy.copy_plan`)
+are plain Python: what they can plan is
 checked here on any machine, without CuPy or a GPU. (Whether the planned kernels compute the right
 thing is ``tests/test_gpu_backend.py``'s work, on a GPU.)"""
 
@@ -8,7 +9,7 @@ import random
 
 import pytest
 
-from stridelab.ops import _cupy_plan as plans
+from stridelab.ops.cupy import copy_plan, geometry, scan_plan, tuning
 
 H200_SHARED = 232448  # shared memory a block may opt into on an H100 or H200 (227 KiB)
 
@@ -32,45 +33,52 @@ def _random_view(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...], 
     return sizes, src, packed(order)
 
 
-def _kernels(plan: plans.ScanPlan) -> list[str]:
+def _kernels(plan: scan_plan.ScanPlan) -> list[str]:
     names = [plan.launch.kernel] + ([plan.first.kernel] if plan.first else [])
     return names + (_kernels(plan.partial_plan) if plan.partial_plan else [])
 
 
 def test_every_planned_kernel_is_one_the_loader_compiles():
-    """A plan that named a template instantiation missing from SCAN_KERNELS or COPY_KERNELS would
-    fail only when it first ran on a GPU; 4,000 random views on devices of 1 to 132
-    multiprocessors, with and without room for the staged tiles."""
+    """A plan that named a template instantiation missing from scan_kernels() or COPY_KERNELS
+    would fail only when it first ran on a GPU; 4,000 random views on devices of 1 to 132
+    multiprocessors, with and without room for the staged tiles, for both operators."""
     rng = random.Random(11)
-    scans, copies = set(plans.SCAN_KERNELS), set(plans.COPY_KERNELS)
+    copies = set(copy_plan.COPY_KERNELS)
     seen = set()
     for _ in range(4000):
         sizes, src, dst = _random_view(rng)
-        name = rng.choice(list(plans.SCAN_TYPES))
-        esize = plans.SCAN_TYPES[name][1]
+        name = rng.choice(list(scan_plan.SCAN_TYPES))
+        operator = rng.choice(scan_plan.OPERATORS)
+        scans = set(scan_plan.scan_kernels(name, operator))
+        esize = scan_plan.SCAN_TYPES[name].esize
         align = (rng.choice([0, esize, 8]) // esize * esize, rng.choice([0, 8]))
-        sm_count, shared = rng.choice([1, 4, 132]), rng.choice([plans.SHARED_DEFAULT, H200_SHARED])
+        sm_count, shared = rng.choice([1, 4, 132]), rng.choice([geometry.SHARED_DEFAULT, H200_SHARED])
         axis = rng.randrange(len(sizes))
-        plan = plans.plan_scan(name, sizes, src, dst, axis, rng.random() < 0.3, *align, sm_count, shared_limit=shared)
+        exclusive = rng.random() < 0.3
+        plan = scan_plan.plan_scan(
+            name, sizes, src, dst, axis, exclusive, *align, sm_count, operator=operator, shared_limit=shared
+        )
         for kernel in _kernels(plan):
             assert kernel in scans, (kernel, sizes, src, dst, axis)
-            seen.add(kernel.split("<")[0])
-        copy = plans.plan_copy(esize, sizes, src, dst, *align)
+            assert f", {operator}>" in kernel, kernel  # partial-total scans keep the operator
+            seen.add(geometry.template_of(kernel))
+        copy = copy_plan.plan_copy(esize, sizes, src, dst, *align)
         assert copy.launch.kernel in copies, (copy.launch.kernel, sizes, src, dst)
     assert {"sl_scan_lines", "sl_scan_cols", "sl_scan_cols_split", "sl_scan_tile_staged"} <= seen
 
 
-def _nhwc_to_nchw_along_h(name: str, n: int, sm_count: int, shared_limit: int) -> plans.ScanPlan:
+def _nhwc_to_nchw_along_h(name: str, n: int, sm_count: int, shared_limit: int) -> scan_plan.ScanPlan:
     sizes = (n, 64, 256, 256)
     nhwc = (256 * 256 * 64, 1, 256 * 64, 64)
     packed = (64 * 256 * 256, 256 * 256, 256, 1)
-    return plans.plan_scan(name, sizes, nhwc, packed, 2, False, 0, 0, sm_count, shared_limit=shared_limit)
+    return scan_plan.plan_scan(name, sizes, nhwc, packed, 2, False, 0, 0, sm_count, shared_limit=shared_limit)
 
 
 @pytest.mark.parametrize("name", ["FLOAT16", "FLOAT32"])
 def test_the_staged_tile_is_planned_only_where_its_shared_memory_fits(name):
-    tx, ty, ch, stages = plans.SCAN_STAGED_TILES[plans.SCAN_TYPES[name][1]]
-    need = stages * ch * ty * tx * plans.SCAN_TYPES[name][1]
+    esize = scan_plan.SCAN_TYPES[name].esize
+    tx, ty, ch, stages = tuning.SCAN_STAGED_TILES[esize]
+    need = stages * ch * ty * tx * esize
     fits = _nhwc_to_nchw_along_h(name, 16, 132, need)
     assert fits.launch.kernel.startswith("sl_scan_tile_staged<") and fits.launch.shared == need
     short = _nhwc_to_nchw_along_h(name, 16, 132, need - 1)
@@ -85,10 +93,10 @@ def test_few_float16_tiles_keep_the_tile_with_more_blocks():
     assert _nhwc_to_nchw_along_h("FLOAT32", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
 
 
-def _geometry(launch: plans.Launch) -> dict:
+def _geometry(launch: geometry.Launch) -> dict:
     """``launch.geo`` by ``struct Geo`` field name (array fields as lists, innermost first)."""
     values, out = list(launch.geo), {}
-    for name, count in plans.GEO_FIELDS:
+    for name, count in geometry.GEO_FIELDS:
         out[name] = values[:count] if count > 1 else values[0]
         values = values[count:]
     return out
@@ -123,11 +131,11 @@ def test_vector_kernels_are_planned_only_where_every_vector_is_aligned():
     planned = {"staged": 0, "split": 0}
     for _ in range(20000):
         sizes, src, dst = _strided_view(rng)
-        name = rng.choice(list(plans.SCAN_TYPES))
-        esize = plans.SCAN_TYPES[name][1]
+        name = rng.choice(list(scan_plan.SCAN_TYPES))
+        esize = scan_plan.SCAN_TYPES[name].esize
         align = (rng.choice([0, 0, esize, 8]) // esize * esize, rng.choice([0, 0, esize, 8]) // esize * esize)
         axis = rng.randrange(len(sizes))
-        plan = plans.plan_scan(name, sizes, src, dst, axis, False, *align, 1, shared_limit=H200_SHARED)
+        plan = scan_plan.plan_scan(name, sizes, src, dst, axis, False, *align, 1, shared_limit=H200_SHARED)
         kernel, g = plan.launch.kernel, _geometry(plan.launch)
         outer = g["s"][: g["nd"]] + g["d"][: g["nd"]]
         if kernel.startswith("sl_scan_tile_staged<"):
@@ -136,7 +144,7 @@ def test_vector_kernels_are_planned_only_where_every_vector_is_aligned():
             steps = [g["sy"], g["dx"], g["sa"], g["da"], *outer, g["nx"], g["ny"]]
             planned["staged"] += 1
         elif kernel.startswith("sl_scan_cols_split<"):
-            v = int(kernel.split(",")[1])
+            v = int(kernel.split(">, ")[1].split(",")[0])  # the argument after Scan<...>
             if v == 1:
                 continue
             assert g["nd"] >= 1 and g["s"][0] == g["d"][0] == v, (sizes, src, dst, axis)
@@ -148,3 +156,22 @@ def test_vector_kernels_are_planned_only_where_every_vector_is_aligned():
         assert (align[0] + plan.src_shift * esize) % (v * esize) == 0, (kernel, sizes, src, align)
         assert (align[1] + plan.dst_shift * esize) % (v * esize) == 0, (kernel, sizes, dst, align)
     assert planned["staged"] >= 20 and planned["split"] >= 10, planned  # the seed keeps both exercised
+
+
+def test_the_operator_changes_the_kernels_names_only():
+    """Sum and Product share every plan: the same launches, grids and geometry, with only the
+    operator argument of the traits different (so product rows run the tuned summation shapes)."""
+    rng = random.Random(13)
+    for _ in range(2000):
+        sizes, src, dst = _random_view(rng)
+        name = rng.choice(list(scan_plan.SCAN_TYPES))
+        axis = rng.randrange(len(sizes))
+        args = (name, sizes, src, dst, axis, rng.random() < 0.3, 0, 0, rng.choice([1, 132]))
+        summation = scan_plan.plan_scan(*args, operator="Sum", shared_limit=H200_SHARED)
+        product = scan_plan.plan_scan(*args, operator="Product", shared_limit=H200_SHARED)
+        assert repr(product) == repr(summation).replace(", Sum>", ", Product>")
+
+
+def test_an_unknown_operator_trait_is_refused():
+    with pytest.raises(ValueError, match="no scan operator trait 'Max'; the traits are Sum, Product"):
+        scan_plan.plan_scan("FLOAT32", (4,), (1,), (1,), 0, False, 0, 0, 1, operator="Max")

@@ -1,15 +1,18 @@
 """The CuPy backend against the NumPy reference: every test here needs a usable GPU (marked ``gpu``).
 
-Random strided cases (seeded) run each primitive of :mod:`stridelab.ops._cupy` beside the same
+Random strided cases (seeded) run each primitive of :mod:`stridelab.ops.cupy.backend` beside the same
 primitive of the NumPy backend on copies of the same buffers, and compare the whole destination
 buffers: padding the views do not reach must come back untouched.
 
-Copies and integer scans must be bit-identical. Float scans add in another order on the GPU (per
-lane, then across lanes), so they agree within rounding: for the value at the ``m``-th position of
-a running sum (``m`` terms added), ``|gpu - cpu| <= 2 * m * 2**-24 * S`` where ``S`` is the sum of
-the magnitudes of those terms (each of the two sums is within ``(m - 1) * 2**-24 * S`` of the exact
-one); FLOAT16 results may in addition round to the neighbouring half, so one float16 spacing of
-the result is added to the bound.
+Copies and integer scans must be bit-identical. Float scans combine in another order on the GPU
+(per lane, then across lanes), so they agree within rounding: for the value at the ``m``-th
+position of a running sum or product (``m`` terms), ``|gpu - cpu| <= 2 * m * 2**-24 * S`` where
+``S`` is the sum (for products: the product) of the magnitudes of those terms (each of the two
+results is within ``(m - 1) * 2**-24 * S`` of the exact one, to first order); FLOAT16 results may
+in addition round to the neighbouring half, so one float16 spacing of the result is added to the
+bound. Products take factors of magnitude 2**-0.5 to 2**0.5, whose logarithms are symmetric, so
+that most long lines neither overflow nor vanish; where both backends reach the same infinity, they
+agree.
 
 Memory checking: ``STRIDELAB_TEST_NO_MEMORY_POOL=1 compute-sanitizer --tool memcheck python3 -m pytest
 -m gpu tests/test_gpu_backend.py -k random`` (CuPy's pool switched off, so that every buffer is its own
@@ -26,7 +29,10 @@ import numpy as np
 import pytest
 
 from stridelab.dtypes import DATA_TYPES, data_type
-from stridelab.ops._plan import BufferView
+from stridelab.ops._plan import BufferView, ScanOperator
+from stridelab.ops.cumulative_product import PRODUCT
+from stridelab.ops.cumulative_summation import SUMMATION
+from stridelab.ops.cupy import scan_plan, tuning
 
 pytestmark = pytest.mark.gpu
 
@@ -40,10 +46,14 @@ SCAN_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
 DATA = Path(__file__).parent / "data" / "conformance"
 
 
-def _backends():
-    from stridelab.ops import _cupy, _numpy
+OPERATORS = pytest.mark.parametrize("operator", [SUMMATION, PRODUCT], ids=["sum", "product"])
 
-    return _cupy, _numpy
+
+def _backends():
+    from stridelab.ops import _numpy
+    from stridelab.ops.cupy import backend
+
+    return backend, _numpy
 
 
 # ------------------------------------------------------------------------------------------ random views
@@ -99,10 +109,14 @@ def _sizes(rng: np.random.Generator, max_elements: int = 6000) -> list[int]:
     return sizes
 
 
-def _values(rng: np.random.Generator, dtype: np.dtype, n: int) -> np.ndarray:
+def _values(rng: np.random.Generator, dtype: np.dtype, n: int, operator: ScanOperator = SUMMATION) -> np.ndarray:
     if dtype.kind == "f":
+        if operator is PRODUCT:  # magnitudes 2**-0.5 to 2**0.5 (log-symmetric), either sign
+            return (2.0 ** rng.uniform(-0.5, 0.5, n) * rng.choice([-1, 1], n)).astype(dtype)
         return rng.uniform(-4, 4, n).astype(dtype)
     info = np.iinfo(dtype)
+    if operator is PRODUCT:  # odd factors, whose products wrap without vanishing
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True) | dtype.type(1)
     if rng.random() < 0.5:  # near the top, so that sums wrap
         return rng.integers(info.max - 50, info.max, n, dtype=dtype, endpoint=True)
     return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
@@ -136,13 +150,19 @@ def _index(view: BufferView) -> np.ndarray:
     return idx
 
 
-def _scan_bound(src: BufferView, axis: int, exclusive: bool, dtype: np.dtype) -> np.ndarray:
+def _scan_bound(src: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> np.ndarray:
     """The float bound of the module docstring at each logical position of the destination."""
     x = np.abs(src.buffer[_index(src)].astype(np.float64))
-    total = np.cumsum(x, axis=axis)
+    if operator is PRODUCT:
+        total = np.cumprod(x, axis=axis)
+        if exclusive:
+            total = total / x
+    else:
+        total = np.cumsum(x, axis=axis)
+        if exclusive:
+            total = total - x
     terms = np.arange(1, x.shape[axis] + 1, dtype=np.float64).reshape([-1 if i == axis else 1 for i in range(x.ndim)])
     if exclusive:
-        total = total - x
         terms = terms - 1
     return 2 * terms * 2.0**-24 * total
 
@@ -156,24 +176,32 @@ def _compare(gpu: np.ndarray, cpu: np.ndarray, dst: BufferView, bound: np.ndarra
     outside[idx.ravel()] = False
     np.testing.assert_array_equal(gpu[outside].view(f"u{dtype.itemsize}"), cpu[outside].view(f"u{dtype.itemsize}"))
     g, c = gpu[idx].astype(np.float64), cpu[idx].astype(np.float64)
+    top = float(np.finfo(dtype).max)
     if dtype == np.float16:
-        bound = bound + np.spacing(np.abs(cpu[idx])).astype(np.float64)
-    bad = ~(np.abs(g - c) <= bound)
+        bound = bound + np.spacing(np.minimum(np.abs(cpu[idx]), np.float16(top))).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        near = np.abs(g - c) <= bound
+    # Equal values agree, infinities included; at the end of the range, the largest finite value
+    # and the infinity of its sign are neighbours (a product whose rounding differs crosses there).
+    saturated = (np.sign(g) == np.sign(c)) & ((np.isinf(c) & (np.abs(g) == top)) | (np.isinf(g) & (np.abs(c) == top)))
+    bad = ~((g == c) | near | saturated)
     assert not bad.any(), f"{bad.sum()} values beyond the bound, e.g. gpu {g[bad][:5]} cpu {c[bad][:5]}"
 
 
-def _scan_on_both(src: BufferView, dst: BufferView, axis: int, exclusive: bool, gsrc=None, gdst=None) -> np.ndarray:
+def _scan_on_both(
+    src: BufferView, dst: BufferView, axis: int, exclusive: bool, gsrc=None, gdst=None, operator=SUMMATION
+) -> np.ndarray:
     """Scan ``src`` into ``dst`` with both backends: on the GPU in ``gsrc``/``gdst`` (by default
     copies of the host buffers, one buffer where ``dst`` shares ``src``'s), with NumPy in the host
     buffers; compare the whole destination buffers and return the GPU's."""
     cupy_backend, numpy_backend = _backends()
     dtype = dst.buffer.dtype
-    bound = _scan_bound(src, axis, exclusive, dtype) if dtype.kind == "f" else None
+    bound = _scan_bound(src, axis, exclusive, operator) if dtype.kind == "f" else None
     gsrc = cupy.asarray(src.buffer) if gsrc is None else gsrc
     if gdst is None:
         gdst = gsrc if dst.buffer is src.buffer else cupy.asarray(dst.buffer)
-    cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive)
-    numpy_backend.scan(src, dst, axis, exclusive)
+    cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive, operator)
+    numpy_backend.scan(src, dst, axis, exclusive, operator)
     got = gdst.get()
     _compare(got, dst.buffer, dst, bound, dtype)
     return got
@@ -199,22 +227,23 @@ def _scan_case(rng: np.random.Generator, aligned: bool = False):
     sizes = _aligned_sizes(rng) if aligned else _sizes(rng)
     step = 8 if aligned else 1
     name = str(rng.choice(SCAN_TYPES))
+    operator = PRODUCT if rng.random() < 0.4 else SUMMATION
     dtype = data_type(name).numpy_dtype
     axis = int(rng.integers(len(sizes)))
     exclusive = bool(rng.random() < 0.5)
     in_place = bool(rng.random() < 0.2)
     src_layout = _layout(rng, sizes, negative=False, broadcast=not (in_place or aligned), step=step)
     dst_layout = src_layout if in_place else _layout(rng, sizes, negative=False, broadcast=False, step=step)
-    src_host = _values(rng, dtype, src_layout[2])
+    src_host = _values(rng, dtype, src_layout[2], operator)
     dst_host = src_host if in_place else _values(rng, dtype, dst_layout[2])
     src, dst = _views(src_host.copy(), src_layout, dst_host.copy(), dst_layout, sizes)
     if in_place:
         dst = BufferView(src.buffer, dst.offset, dst.sizes, dst.strides)
-    if rng.random() < 0.4:  # a decreasing summation: both views walk the axis backwards
+    if rng.random() < 0.4:  # a decreasing tally: both views walk the axis backwards
         src, dst = _reverse(src, axis), _reverse(dst, axis)
     gsrc = _misalign(rng, src.buffer, aligned)
     gdst = gsrc if in_place else _misalign(rng, dst.buffer, aligned)
-    _scan_on_both(src, dst, axis, exclusive, gsrc, gdst)
+    _scan_on_both(src, dst, axis, exclusive, gsrc, gdst, operator)
 
 
 def _reverse(view: BufferView, axis: int) -> BufferView:
@@ -242,13 +271,16 @@ def test_random_scans_match_numpy(seed):
 def planned_for(request, monkeypatch):
     """Plan for the device as it is, or as if it had one multiprocessor: small tensors then take
     the paths (wide vectors down columns, fewer chunks) that large ones take on the real device."""
-    from stridelab.ops import _cupy
+    from stridelab.ops._common import forget_prepared_calls
+    from stridelab.ops.cupy import backend
 
     if request.param != "device":
-        monkeypatch.setattr(_cupy, "_sm_count", lambda device_id: 1)
-    _cupy._plan_scan.cache_clear()
+        monkeypatch.setattr(backend, "_sm_count", lambda device_id: 1)
+    backend._plan_scan.cache_clear()
+    forget_prepared_calls()  # their runners keep the plans they resolved
     yield request.param
-    _cupy._plan_scan.cache_clear()
+    backend._plan_scan.cache_clear()
+    forget_prepared_calls()
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -266,8 +298,9 @@ def _channels_last(sizes) -> tuple[int, ...]:
     return (h * w * c, 1, w * c, c)
 
 
+@OPERATORS
 @pytest.mark.parametrize("name", SCAN_TYPES)
-def test_long_axes_on_vectors_match_numpy(name, planned_for):
+def test_long_axes_on_vectors_match_numpy(name, planned_for, operator):
     """Axes of 256 elements or more, NCHW and NHWC on either side, every axis: the widest tiles
     along the axis, the deeper loads of long columns, the vectorised tiles across the axis, and
     (H of 264 between NCHW and NHWC) the few-blocks or the staged tile across it walking a long axis."""
@@ -279,98 +312,96 @@ def test_long_axes_on_vectors_match_numpy(name, planned_for):
         for src_strides, dst_strides in ((packed, last), (last, packed), (last, last), (packed, packed)):
             for axis in range(4):
                 length = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, src_strides))
-                src = BufferView(_values(rng, dtype, length), 0, sizes, src_strides)
+                src = BufferView(_values(rng, dtype, length, operator), 0, sizes, src_strides)
                 dlength = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, dst_strides))
                 dst = BufferView(_values(rng, dtype, dlength), 0, sizes, dst_strides)
                 if rng.random() < 0.3:
                     src, dst = _reverse(src, axis), _reverse(dst, axis)
-                _scan_on_both(src, dst, axis, bool(rng.random() < 0.5))
+                _scan_on_both(src, dst, axis, bool(rng.random() < 0.5), operator=operator)
 
 
-def _column_scans(name: str, cases):
+def _column_scans(name: str, cases, operator: ScanOperator):
     """Scans along axis 1 of packed shapes, planned for one multiprocessor, against NumPy: in place
-    or not, forwards or reversed. ``cases``: (sizes, the kernel the plan must launch, whether the
-    axis is cut into chunks and scanned in three passes)."""
-    from stridelab.ops import _cupy_plan
-
+    or not, forwards or reversed. ``cases``: (sizes, the kernel the plan must launch with the
+    traits as ``{traits}``, whether the axis is cut into chunks and scanned in three passes)."""
     dtype = data_type(name).numpy_dtype
+    traits = scan_plan.scan_traits(name, operator.cuda)
     rng = np.random.default_rng(5000 + SCAN_TYPES.index(name))
     for sizes, kernel, chunked in cases:
         strides = (sizes[1] * sizes[2], sizes[2], 1)
-        plan = _cupy_plan.plan_scan(name, sizes, strides, strides, 1, False, 0, 0, 1)
-        assert (plan.launch.kernel, plan.first is not None) == (kernel, chunked)
+        plan = scan_plan.plan_scan(name, sizes, strides, strides, 1, False, 0, 0, 1, operator=operator.cuda)
+        assert (plan.launch.kernel, plan.first is not None) == (kernel.format(traits=traits), chunked)
         for in_place, reverse, exclusive in ((False, False, False), (True, False, True), (False, True, True)):
-            src = BufferView(_values(rng, dtype, int(np.prod(sizes))), 0, sizes, strides)
+            src = BufferView(_values(rng, dtype, int(np.prod(sizes)), operator), 0, sizes, strides)
             dst = src if in_place else BufferView(_values(rng, dtype, src.buffer.size), 0, sizes, strides)
             if reverse:
                 src, dst = _reverse(src, 1), _reverse(dst, 1)
-            _scan_on_both(src, dst, 1, exclusive)
+            _scan_on_both(src, dst, 1, exclusive, operator=operator)
 
 
+@OPERATORS
 @pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", SCAN_TYPES)
-def test_double_buffered_columns_match_numpy(name, planned_for, monkeypatch):
+def test_double_buffered_columns_match_numpy(name, planned_for, monkeypatch, operator):
     """Columns of 8-byte vectors down an axis of 128 steps or more, the split columns kernel
     switched off: the double-buffered columns scan. Axis lengths end its loop on either buffer
     (128, 136 steps: 16 and 17 batches of 8) and leave last steps for the smaller batches (143,
     255); an axis of 6000 over 100 columns of vectors (and over 101 single columns) is cut into 40
     chunks of 152 steps, whose totals pass writes nothing and whose last pass starts from carries."""
-    from stridelab.ops import _cupy_plan
-
-    monkeypatch.setattr(_cupy_plan, "COLS_SPLIT", {})
-    traits, size, _ = _cupy_plan.SCAN_TYPES[name]
-    v = 8 // size  # elements of an 8-byte vector
-    cases = [((2, n, 128 * v), f"sl_scan_cols<{traits}, {v}, 8, true>", False) for n in (128, 136, 143, 255)]
+    monkeypatch.setattr(scan_plan, "COLS_SPLIT", {})
+    v = 8 // scan_plan.SCAN_TYPES[name].esize  # elements of an 8-byte vector
+    cases = [((2, n, 128 * v), f"sl_scan_cols<{{traits}}, {v}, 8, true>", False) for n in (128, 136, 143, 255)]
     cases += [
-        ((1, 6000, 100 * v), f"sl_scan_cols<{traits}, {v}, 8, true>", True),
-        ((1, 6000, 101), f"sl_scan_cols<{traits}, 1, 8, true>", True),
+        ((1, 6000, 100 * v), f"sl_scan_cols<{{traits}}, {v}, 8, true>", True),
+        ((1, 6000, 101), "sl_scan_cols<{traits}, 1, 8, true>", True),
     ]
-    _column_scans(name, cases)
+    _column_scans(name, cases, operator)
 
 
+@OPERATORS
 @pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", ["FLOAT32", "UINT32"])
-def test_split_columns_match_numpy(name, planned_for):
+def test_split_columns_match_numpy(name, planned_for, operator):
     """Few columns of 4-byte elements down a long axis, split between the warps of a block: one
     pass exactly (128 steps), passes with a partial last one (129, 300, 1000), 150 columns of 2
     elements, whose groups of 32 cross the outer dimension and leave a block part-empty, and columns
     of single elements (129 wide) and of 4-element vectors."""
-    traits = "F32" if name == "FLOAT32" else "U32"
-    pairs = f"sl_scan_cols_split<{traits}, 2, 16, 0>"
+    pairs = "sl_scan_cols_split<{traits}, 2, 16, 0>"
     cases = [((2, 128, 256), pairs, False), ((2, 129, 256), pairs, False), ((5, 300, 60), pairs, False)]
-    cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), f"sl_scan_cols_split<{traits}, 1, 16, 0>", False)]
-    cases += [((1, 130, 2048), f"sl_scan_cols_split<{traits}, 4, 16, 0>", False)]
-    _column_scans(name, cases)
+    cases += [((1, 1000, 512), pairs, False), ((2, 200, 129), "sl_scan_cols_split<{traits}, 1, 16, 0>", False)]
+    cases += [((1, 130, 2048), "sl_scan_cols_split<{traits}, 4, 16, 0>", False)]
+    _column_scans(name, cases, operator)
 
 
+@OPERATORS
 @pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", ["FLOAT16", "UINT16"])
-def test_split_columns_of_16_byte_vectors_match_numpy(name, planned_for):
+def test_split_columns_of_16_byte_vectors_match_numpy(name, planned_for, operator):
     """Few columns of 2-byte elements in 16-byte vectors, split between the warps of a block (8
     steps a warp, 64 a pass): one pass exactly, partial passes (65, 300, 1000 steps), 150 columns
     whose groups of 32 cross the outer dimension and leave a block part-empty; columns whose
     vectors are narrower (1028 wide: 8-byte vectors) are not split."""
-    traits = "F16" if name == "FLOAT16" else "U16"
-    split = f"sl_scan_cols_split<{traits}, 8, 8, 2>"
+    split = "sl_scan_cols_split<{traits}, 8, 8, 2>"
     cases = [((2, 64, 1024), split, False), ((2, 65, 1024), split, False), ((5, 300, 240), split, False)]
-    cases += [((1, 1000, 2048), split, False), ((1, 100, 1028), f"sl_scan_cols<{traits}, 4, 8, false>", False)]
-    _column_scans(name, cases)
+    cases += [((1, 1000, 2048), split, False), ((1, 100, 1028), "sl_scan_cols<{traits}, 4, 8, false>", False)]
+    _column_scans(name, cases, operator)
 
 
+@OPERATORS
 @pytest.mark.parametrize("planned_for", ["one multiprocessor"], indirect=True)
 @pytest.mark.parametrize("name", SCAN_TYPES)
-def test_staged_tiles_match_numpy(name, planned_for):
+def test_staged_tiles_match_numpy(name, planned_for, operator):
     """Scans along H between NHWC and NCHW (X innermost in the source, Y in the destination) that
     take the staged tile, planned for one multiprocessor so that few tiles suffice: two whole
     chunks of whole tiles, partial tiles along X and Y with a partial last chunk, tiles narrower
     than the tile over an axis of many chunks, the mirror layout, and more tiles than the device
-    holds blocks at once; each inclusive and exclusive (its first values +0, bit for bit),
-    forwards and reversed."""
-    from stridelab.ops import _cupy, _cupy_plan
+    holds blocks at once; each inclusive and exclusive (its first values the operator's, +0 or 1,
+    bit for bit), forwards and reversed."""
+    from stridelab.ops.cupy import backend
 
-    traits, size, _ = _cupy_plan.SCAN_TYPES[name]
-    tx, ty, ch, stages = _cupy_plan.SCAN_STAGED_TILES[size]
-    if stages * ch * ty * tx * size > _cupy._shared_limit(0):
+    traits, size = scan_plan.scan_traits(name, operator.cuda), scan_plan.SCAN_TYPES[name].esize
+    tx, ty, ch, stages = tuning.SCAN_STAGED_TILES[size]
+    if stages * ch * ty * tx * size > backend._shared_limit(0):
         pytest.skip(f"this GPU gives a block less shared memory than the {name} staged tile takes")
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(6000 + SCAN_TYPES.index(name))
@@ -381,20 +412,22 @@ def test_staged_tiles_match_numpy(name, planned_for):
         src_strides, dst_strides = (_channels_last(sizes), packed) if nhwc_in else (packed, _channels_last(sizes))
         for reverse, exclusive in ((False, False), (False, True), (True, False), (True, True)):
             n = int(np.prod(sizes))
-            src = BufferView(_values(rng, dtype, n), 0, sizes, src_strides)
+            src = BufferView(_values(rng, dtype, n, operator), 0, sizes, src_strides)
             dst = BufferView(_values(rng, dtype, n), 0, sizes, dst_strides)
             if reverse:
                 src, dst = _reverse(src, 2), _reverse(dst, 2)
             align = (src.offset * size % 16, dst.offset * size % 16)
-            plan = _cupy_plan.plan_scan(
-                name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1, shared_limit=_cupy._shared_limit(0)
-            )
+            plan = scan_plan.plan_scan(
+                name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1,
+                operator=operator.cuda, shared_limit=backend._shared_limit(0),
+            )  # fmt: skip
             kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}, {str(exclusive).lower()}>"
             assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
-            got = _scan_on_both(src, dst, 2, exclusive)
+            got = _scan_on_both(src, dst, 2, exclusive, operator=operator)
             if exclusive:  # _compare sees -0 == +0
                 first = got[_index(dst)[:, :, 0, :]].view(f"u{size}")
-                assert not first.any(), f"exclusive scan starts with {np.unique(first)[:4]}, not +0"
+                expected = np.array(operator.identity, dtype).view(f"u{size}")
+                assert (first == expected).all(), f"exclusive scan starts with {np.unique(first)[:4]}, not {expected}"
 
 
 SLICE_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
@@ -685,8 +718,8 @@ def test_kernels_compile_one_variant_at_a_time_and_precompile_fills_the_cache(mo
     import logging
 
     import stridelab.ops as ops
-    from stridelab.ops import _cupy
     from stridelab.ops._precompile import kernel_names
+    from stridelab.ops.cupy import backend as _cupy
 
     names = kernel_names(["slice1"], ["UINT8"])
     compiled = ops.precompile(["slice1"], ["UINT8"])

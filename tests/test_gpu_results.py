@@ -17,14 +17,18 @@ def _gpu_benchmark():
     return module
 
 
-def test_json_rows_give_microseconds_and_the_share_of_copy():
-    table = _gpu_benchmark().Table({"FLOAT32": 4000.0})
-    # 2 GB moved in 0.5 ms is 4000 GB/s: all of the copy's 4000 GB/s
-    table.add("slice1", "FLOAT32", "NCHW", "NCHW (new)", "strides (1,1,1,-1)", 0.5, 0.625, 2_000_000_000, 1.0, None)
+def test_json_rows_give_microseconds_and_the_shares_of_copy():
+    table = _gpu_benchmark().Table({"FLOAT32": 4000.0}, {"FLOAT32": 4000.0})
+    # 2 GB moved in 0.5 ms of device time is 4000 GB/s: all of the copy's 4000 GB/s; the one call
+    # took 0.625 ms end to end, 3200 GB/s: 80% of the copy's 4000 GB/s end to end
+    table.add(
+        "slice1", "FLOAT32", "NCHW", "NCHW (new)", "strides (1,1,1,-1)", 0.5, 0.625, 9.25, 2_000_000_000, 1.0, None
+    )
     assert table.json_rows() == [
         {"operator": "slice1", "dtype": "FLOAT32", "input": "NCHW", "output": "NCHW (new)",
-         "params": "strides (1,1,1,-1)", "device_us": 500.0, "call_us": 625.0, "gbps": 4000.0, "of_copy": 1.0,
-         "cupy_device_us": 1000.0, "torch_device_us": None}
+         "params": "strides (1,1,1,-1)", "device_us": 500.0, "call_us": 625.0, "host_us_small": 9.2,
+         "gbps": 4000.0, "of_copy": 1.0, "end_to_end_of_copy": 0.8, "cupy_device_us": 1000.0,
+         "torch_device_us": None}
     ]  # fmt: skip
 
 

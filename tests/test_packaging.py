@@ -103,7 +103,9 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
     assert tutorials == sorted([*notebooks, "gpu-results.json"])
     assert start_here == (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
     assert results == (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
-    for needed in ("stridelab/py.typed", "stridelab/ops/cuda/scan.cu", "stridelab/widgets/static/memory_map.js"):
+    kernels = [f"stridelab/ops/cupy/{p.name}" for p in (ROOT / "src/stridelab/ops/cupy").glob("*.cu*")]
+    assert len(kernels) >= 6
+    for needed in ("stridelab/py.typed", *kernels, "stridelab/widgets/static/memory_map.js"):
         assert needed in names
     assert f"stridelab-{stridelab.__version__}.dist-info/licenses/LICENSE" in names
     assert "License-Expression: MIT" in metadata.splitlines()

@@ -8,16 +8,22 @@ import pytest
 
 import stridelab.ops as ops
 from stridelab import LayoutError
-from stridelab.ops import _cupy, _cupy_plan
 from stridelab.ops._precompile import kernel_names
+from stridelab.ops.cupy import backend as _cupy
+from stridelab.ops.cupy.copy_plan import COPY_KERNELS
+from stridelab.ops.cupy.scan_plan import SCAN_TYPES, scan_kernels
 
 
 def test_the_variants_follow_the_operators_and_their_data_types():
-    assert kernel_names(["cumulative_summation"]) == list(_cupy_plan.SCAN_KERNELS)
-    assert sorted(kernel_names(["element_wise_identity"])) == sorted(_cupy_plan.COPY_KERNELS)
-    assert sorted(kernel_names()) == sorted(_cupy_plan.SCAN_KERNELS + _cupy_plan.COPY_KERNELS)
+    every_sum = [k for t in SCAN_TYPES for k in scan_kernels(t, "Sum")]
+    every_product = [k for t in SCAN_TYPES for k in scan_kernels(t, "Product")]
+    assert sorted(kernel_names(["cumulative_summation"])) == sorted(set(every_sum))
+    assert sorted(kernel_names(["cumulative_product"])) == sorted(set(every_product))
+    assert sorted(kernel_names(["element_wise_identity"])) == sorted(COPY_KERNELS)
+    assert sorted(kernel_names()) == sorted(set(every_sum + every_product + list(COPY_KERNELS)))
     half = kernel_names(["cumulative_summation"], ["FLOAT16"])  # and FLOAT32, for its partial sums
-    assert {name.split("<")[1].split(",")[0] for name in half} == {"F16", "F32"}
+    assert {name.split("<")[2].split(",")[0] for name in half} == {"F16", "F32"}
+    assert all(name.split(">")[0].endswith(", Sum") for name in half)
     one_byte = kernel_names(["slice1"], ["UINT8", "INT8"])
     assert one_byte and all(name.split("<")[1].startswith("1,") for name in one_byte)
     assert len(one_byte) == len(set(one_byte))
@@ -26,7 +32,9 @@ def test_the_variants_follow_the_operators_and_their_data_types():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"operators": ["cumsum"]}, LayoutError, "operators holds 'cumsum', which is none of cumulative_summation"),
+        ({"operators": ["cumsum"]}, LayoutError,
+         "operators holds 'cumsum', which is none of cumulative_product, cumulative_summation, slice1, "
+         "element_wise_identity"),
         ({"data_types": ["FLOAT8"]}, LayoutError, "FLOAT8"),
         ({"operators": ["cumulative_summation"], "data_types": ["INT8"]}, LayoutError,
          "data_types holds INT8, which none of cumulative_summation takes"),

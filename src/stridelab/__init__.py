@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 # Public names provided by modules that are imported when first used.
 _LAZY = {
     "cumulative_summation": ".ops",
+    "cumulative_product": ".ops",
     "slice1": ".ops",
     "element_wise_identity": ".ops",
     "explain": "._explain",

@@ -1,14 +1,20 @@
-"""What the operators share: reading ``x`` and ``out``, the checks on them, allocating a result and
-choosing the backend.
+"""What the operators share: reading ``x`` and ``out``, the checks on them, and the cached
+preparation of a call.
 
-Everything here is plain Python on tuples and ints (no array is allocated before every check has
-passed), so the front end of a call costs microseconds however large the tensors are.
+A call is prepared once per *signature*: the operator and its parameters, ``x``'s type, data type,
+sizes and strides, ``out``'s description, and how ``out``'s memory lies relative to ``x``'s
+(disjoint, or at which byte distance). Preparing validates everything (in plain Python on tuples
+and ints, so no array is allocated before every check has passed) and asks the backend for a
+runner; a repeated call with the same signature finds its :class:`Prepared` in a dictionary, reads
+its buffers' pointers, allocates the result and runs. Nothing a check depends on can change between
+calls: :class:`~stridelab.TensorDesc` and :class:`~stridelab.StridedTensor` are immutable, and an
+array's sizes and strides are part of the signature.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -18,20 +24,23 @@ import numpy as np
 from .._analysis import overlap
 from .._validate import int_tuple
 from ..backend import array_module, is_cupy_array, location
-from ..desc import MAX_DIMENSIONS, TensorDesc, packed_strides
+from ..desc import MAX_DIMENSIONS, TensorDesc
 from ..dtypes import DataType, data_type
 from ..errors import LayoutError
 from ..tensor import StridedTensor
 from ._plan import BufferView
 
 __all__ = [
+    "CACHE_SIZE",
     "Operand",
-    "allocate_output",
+    "Prepared",
     "backend_for",
+    "call",
     "check_data_type",
     "check_output",
+    "forget_prepared_calls",
     "int_parameter",
-    "output_view",
+    "prepare",
     "read_input",
 ]
 
@@ -39,7 +48,9 @@ __all__ = [
 class Operand(NamedTuple):
     """An operator's input, located without copying: the element at coordinates ``c`` is
     ``buffer[offset + dot(c, strides)]``. ``strides`` are signed element strides (a numpy array
-    with negative strides is read in place); ``tensor`` is the StridedTensor given, if one was."""
+    with negative strides is read in place); ``tensor`` is the StridedTensor given, if one was;
+    ``read(x)`` gives the flat buffer of another ``x`` of the same signature; ``device``: the GPU
+    of a cupy buffer (None for numpy)."""
 
     dtype: DataType
     sizes: tuple[int, ...]
@@ -47,6 +58,8 @@ class Operand(NamedTuple):
     buffer: Any
     offset: int
     tensor: StridedTensor | None
+    read: Callable[[Any], Any]
+    device: int | None
 
     def view(self) -> BufferView:
         return BufferView(self.buffer, self.offset, self.sizes, self.strides)
@@ -56,16 +69,26 @@ def read_input(x: Any) -> Operand:
     """``x`` (a StridedTensor, or a numpy or cupy array with at least one element and 1 to 8
     dimensions, its strides respected) as an :class:`Operand`."""
     if isinstance(x, StridedTensor):
-        _check_tensor_buffer(x, "x")
         desc = x.desc
-        return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x)
+        return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, _device_of(x.buffer))
     if not isinstance(x, np.ndarray) and not is_cupy_array(x):
         raise TypeError(f"x must be a StridedTensor or a numpy or cupy array, not {type(x).__name__}")
     return _read_array(x)
 
 
+def _tensor_buffer(x: StridedTensor) -> Any:
+    return x.buffer
+
+
+def _contiguous_buffer(a: Any) -> Any:
+    return a.reshape(-1)
+
+
+def _device_of(buffer: Any) -> int | None:
+    return buffer.data.device_id if is_cupy_array(buffer) else None
+
+
 def _read_array(a: Any) -> Operand:
-    xp = array_module(a)
     if not 1 <= a.ndim <= MAX_DIMENSIONS:
         raise LayoutError(
             f"x has {a.ndim} dimensions (shape {tuple(a.shape)}); DirectML tensors have 1 to {MAX_DIMENSIONS}"
@@ -89,32 +112,21 @@ def _read_array(a: Any) -> Operand:
             )
         else:
             strides.append(b // itemsize)
+    device = _device_of(a)
     if a.flags.c_contiguous:
-        return Operand(dtype, tuple(a.shape), tuple(strides), a.reshape(-1), 0, None)
+        return Operand(dtype, tuple(a.shape), tuple(strides), a.reshape(-1), 0, None, _contiguous_buffer, device)
     # The flat buffer runs from the lowest address any element uses to the highest; negative strides
     # put coordinate 0 above its start. Flipping those axes gives an array that starts there.
     low = sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
     high = sum((n - 1) * s for n, s in zip(a.shape, strides) if s > 0)
-    if low:
-        a = a[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides)]
-    buffer = xp.lib.stride_tricks.as_strided(a, shape=(high - low + 1,), strides=(itemsize,))
-    return Operand(dtype, tuple(a.shape), tuple(strides), buffer, -low, None)
+    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides) if low else None
+    span = high - low + 1
 
+    def read(array: Any) -> Any:
+        start = array[flips] if flips else array
+        return array_module(array).lib.stride_tricks.as_strided(start, shape=(span,), strides=(itemsize,))
 
-def _check_tensor_buffer(t: StridedTensor, name: str) -> None:
-    """A StridedTensor's buffer may have been replaced since it was built: check it again."""
-    desc, buffer = t.desc, t.buffer
-    if buffer.dtype != desc.dtype.numpy_dtype:
-        raise LayoutError(
-            f"{name} buffer dtype {buffer.dtype} does not match its data type {desc.data_type} "
-            f"(numpy {desc.dtype.numpy_dtype})"
-        )
-    needed = desc.last_offset + 1
-    if buffer.size < needed:
-        raise LayoutError(
-            f"{name} buffer has {buffer.size} elements but its description {desc!r} reaches offset "
-            f"{desc.last_offset}, so the buffer needs at least {needed}"
-        )
+    return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, read, device)
 
 
 def check_data_type(x: Operand, operator_name: str, supported: Sequence[str]) -> None:
@@ -153,7 +165,12 @@ def check_output(
             f"x lives in {location(x.buffer)} but out lives in {location(out.buffer)}; stridelab never moves "
             "data between devices: put both on the same one"
         )
-    _check_tensor_buffer(out, "out")
+    out_device = _device_of(out.buffer)
+    if out_device != x.device:
+        raise LayoutError(
+            f"x is on GPU {x.device} but out is on GPU {out_device}; stridelab never moves data between "
+            "devices: allocate out on x's device"
+        )
     desc = out.desc
     if desc.data_type != x.dtype.name:
         raise LayoutError(
@@ -175,8 +192,7 @@ def check_output(
             f"out strides {list(desc.strides)} with sizes {list(desc.sizes)} are {kind}: output elements would "
             "share slots and their writes collide; every output element needs a slot of its own"
         )
-    if not getattr(getattr(out.buffer, "flags", None), "writeable", True):
-        raise LayoutError("out buffer is read-only; the operator writes its result there")
+    _check_writeable(out.buffer)
     return _check_disjoint(out, x, operator_name, in_place)
 
 
@@ -229,26 +245,148 @@ def _check_disjoint(out: StridedTensor, x: Operand, operator_name: str, in_place
     raise LayoutError(f"out element {pair[0]} is x element {x_coords} (the same memory); {allowed}")
 
 
-def output_view(out: StridedTensor) -> BufferView:
-    desc = out.desc
-    return BufferView(out.buffer, 0, desc.sizes, desc.strides)
+def _check_writeable(buffer: Any) -> None:
+    if not getattr(getattr(buffer, "flags", None), "writeable", True):
+        raise LayoutError("out buffer is read-only; the operator writes its result there")
 
 
-def allocate_output(x: Operand, sizes: tuple[int, ...]) -> tuple[Any, BufferView]:
-    """A new packed (row-major) result where x lives: a numpy or cupy array for an array input, a
-    StridedTensor over a packed buffer for a StridedTensor; and the view a backend writes through."""
-    xp = array_module(x.buffer)
-    strides = packed_strides(sizes)
-    if x.tensor is None:
-        result = xp.empty(sizes, dtype=x.dtype.numpy_dtype)
-        return result, BufferView(result.reshape(-1), 0, sizes, strides)
-    result = StridedTensor.empty(TensorDesc(x.dtype, sizes), xp)
-    return result, BufferView(result.buffer, 0, sizes, strides)
+class Prepared(NamedTuple):
+    """Everything about a call that its signature decides (see the module docstring).
+
+    ``read(x)``: x's flat buffer, whose element ``x_origin`` is x's logical coordinate 0;
+    ``src_offset``: where the source view starts, from there. Without ``out``, a result of
+    ``out_desc`` is allocated (a packed array of its sizes where ``array_result``, else a
+    StridedTensor) on x's device; ``in_place``: the source is the destination view itself.
+    ``run(src_buffer, src_offset, dst_buffer, dst_offset)`` is the backend's prepared primitive
+    (None where the call moves nothing).
+    """
+
+    read: Callable[[Any], Any]
+    src_offset: int
+    dst_offset: int
+    in_place: bool
+    out_desc: TensorDesc | None
+    array_result: bool
+    xp: ModuleType
+    device: int | None
+    run: Callable[[Any, int, Any, int], None] | None
+
+
+#: Call signatures kept prepared; the cache starts over when it is full.
+CACHE_SIZE = 4096
+_prepared: dict[tuple, Prepared] = {}
+
+
+def forget_prepared_calls() -> None:
+    """Prepare every call afresh (after a backend's tuning constants change, as tests do)."""
+    _prepared.clear()
+
+
+def call(key: tuple, prepare: Callable[..., Prepared], x: Any, out: Any, *args: Any) -> Any:
+    """Run an operator call: ``prepare(x, out, *args)`` (which validates everything and raises on
+    bad input) the first time its signature ``key`` (operator and parameters) is met, the
+    :class:`Prepared` found under it after that."""
+    try:
+        signature = (key, _input_key(x), _output_key(out, x))
+        prepared = _prepared.get(signature)
+    except TypeError:  # an unhashable argument: prepare() says what is wrong with it
+        signature, prepared = None, None
+    if prepared is None:
+        prepared = prepare(x, out, *args)
+        if signature is not None:
+            if len(_prepared) >= CACHE_SIZE:
+                _prepared.clear()
+            _prepared[signature] = prepared
+    if prepared.run is None:  # nothing to move: out is x itself
+        return out
+    if out is not None:  # flags may change between calls
+        _check_writeable(out.buffer)
+    return execute(prepared, x, out)
+
+
+def _input_key(x: Any) -> tuple:
+    kind = type(x)
+    if kind is StridedTensor:
+        buffer = x.buffer
+        return (kind, x.desc, type(buffer), _device_of(buffer))
+    if kind is np.ndarray:
+        return (kind, x.dtype, x.shape, x.strides)
+    if is_cupy_array(x):
+        return (kind, x.dtype, x.shape, x.strides, x.data.device_id)
+    return (kind, id(x))  # never prepared alike: read_input() refuses it or reads it afresh
+
+
+def _output_key(out: Any, x: Any) -> Any:
+    """``out``'s description and where its memory lies from x's: None where it shares none, else
+    the byte distance from x's logical coordinate 0 to out's buffer."""
+    if type(out) is not StridedTensor:
+        return out  # None; else unhashable or refused by prepare()
+    buffer = out.buffer
+    x_memory = x.buffer if type(x) is StridedTensor else x
+    on_gpu = is_cupy_array(buffer)
+    if type(buffer) is not type(x_memory):
+        return (out.desc, type(buffer), id(x_memory))  # refused by prepare()
+    if on_gpu:
+        import cupy
+
+        shared = cupy.may_share_memory(x_memory, buffer)
+        distance = buffer.data.ptr - x_memory.data.ptr if shared else None
+        return (out.desc, type(buffer), buffer.data.device_id, distance)
+    shared = np.may_share_memory(x_memory, buffer)
+    distance = _address(buffer) - _address(x_memory) if shared else None
+    return (out.desc, type(buffer), distance)
+
+
+def prepare(
+    x: Operand, src_offset: int, dst_offset: int, in_place: bool, out_desc: TensorDesc | None, run: Callable | None
+) -> Prepared:
+    """The :class:`Prepared` of a validated call: the source view starts ``src_offset`` elements
+    from x's logical coordinate 0, the destination view ``dst_offset`` from its buffer's start;
+    ``out_desc``: the result to allocate, where no ``out`` was given."""
+    return Prepared(
+        x.read,
+        x.offset + src_offset,
+        dst_offset,
+        in_place,
+        out_desc,
+        x.tensor is None,
+        array_module(x.buffer),
+        x.device,
+        run,
+    )
+
+
+def execute(prepared: Prepared, x: Any, out: Any) -> Any:
+    """Allocate the result where none was given, then run: the part of a call repeated every time."""
+    if out is None:
+        xp, desc = prepared.xp, prepared.out_desc
+        if prepared.device is None or xp.cuda.runtime.getDevice() == prepared.device:
+            result, dst = _allocate(xp, desc, prepared.array_result)
+        else:
+            with xp.cuda.Device(prepared.device):
+                result, dst = _allocate(xp, desc, prepared.array_result)
+    else:
+        result, dst = out, out.buffer
+    if prepared.in_place:
+        prepared.run(dst, prepared.dst_offset, dst, prepared.dst_offset)
+    else:
+        prepared.run(prepared.read(x), prepared.src_offset, dst, prepared.dst_offset)
+    return result
+
+
+def _allocate(xp: ModuleType, desc: TensorDesc, array_result: bool) -> tuple[Any, Any]:
+    """A new packed result: an array of the description's sizes, or a StridedTensor over a buffer of
+    its ``slot_count`` elements; and its flat buffer."""
+    if array_result:
+        result = xp.empty(desc.sizes, dtype=desc.dtype.numpy_dtype)
+        return result, result.reshape(-1)
+    buffer = xp.empty(desc.slot_count, dtype=desc.dtype.numpy_dtype)
+    return StridedTensor._trusted(desc, buffer), buffer
 
 
 def backend_for(buffer: Any) -> ModuleType:
-    """``stridelab.ops._numpy`` for a numpy buffer, ``stridelab.ops._cupy`` (imported on first use)
+    """``stridelab.ops._numpy`` for a numpy buffer, ``stridelab.ops.cupy.backend`` (imported on first use)
     for a cupy one."""
-    name = "stridelab.ops._cupy" if is_cupy_array(buffer) else "stridelab.ops._numpy"
+    name = "stridelab.ops.cupy.backend" if is_cupy_array(buffer) else "stridelab.ops._numpy"
     module = sys.modules.get(name)
     return module if module is not None else import_module(name)

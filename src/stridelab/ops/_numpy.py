@@ -19,13 +19,13 @@ adds the elements of each line in the same order, so all give the same bits.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ._plan import BufferView
+from ._plan import BufferView, ScanOperator, canonical_pair
 
-__all__ = ["PIECE_BYTES", "SHORT_AXIS", "SMALL_PLANE", "copy", "scan"]
+__all__ = ["PIECE_BYTES", "SHORT_AXIS", "SMALL_PLANE", "copy", "prepare_copy", "prepare_scan", "scan"]
 
 #: An innermost scan axis this short is scanned plane by plane (measured crossover: 4 to 8).
 SHORT_AXIS = 4
@@ -34,114 +34,167 @@ SMALL_PLANE = 1024
 #: The largest accumulator piece of the plane loop, in bytes (fits a core's L2 cache).
 PIECE_BYTES = 1 << 18
 
+Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
 
-def _array(view: BufferView) -> np.ndarray:
-    """The strided array ``view`` describes, over its buffer without copying (read-only where the
-    buffer is). Negative strides reach back from the offset into the buffer."""
-    buffer = view.buffer
-    itemsize = buffer.itemsize
-    return np.ndarray(
-        view.sizes, buffer.dtype, buffer, view.offset * itemsize, tuple(s * itemsize for s in view.strides)
-    )
+
+def prepare_copy(dtype: np.dtype, sizes, src_strides, dst_strides) -> Runner:
+    """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: ``dst[c] = src[c]`` for every
+    coordinate ``c`` (the views never share an element; where they share memory, interleaved, NumPy
+    buffers the copy as needed)."""
+    pair = canonical_pair(sizes, src_strides, dst_strides)
+    shape, itemsize = pair.sizes, dtype.itemsize
+    src_bytes = tuple(s * itemsize for s in pair.src_strides)
+    dst_bytes = tuple(d * itemsize for d in pair.dst_strides)
+    src_shift, dst_shift = pair.src_shift, pair.dst_shift
+
+    def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
+        np.copyto(
+            np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes),
+            np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes),
+        )
+
+    return run
+
+
+def prepare_scan(
+    dtype: np.dtype, sizes, src_strides, dst_strides, axis: int, exclusive: bool, operator: ScanOperator
+) -> Runner:
+    """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: the running tally of ``operator``
+    along ``axis`` in increasing coordinate order, written to the destination.
+
+    FLOAT32 accumulates in float32; FLOAT16 keeps the running total in float32 and rounds each
+    written value once; integers wrap modulo 2**bits. Exclusive: the first written value is the
+    operator's identity and the total is never written. In place (the same buffer and view), each
+    element is read before it is written. Overflow to infinity is IEEE arithmetic here, as on a
+    GPU, not a warning.
+    """
+    pair = canonical_pair(sizes, src_strides, dst_strides, axis)
+    itemsize = dtype.itemsize
+    # visit dimensions in the input's memory order, outermost first (then the output's)
+    order = sorted(range(len(pair.sizes)), key=lambda i: (-abs(pair.src_strides[i]), -abs(pair.dst_strides[i])))
+    shape = tuple(pair.sizes[i] for i in order)
+    src_bytes = tuple(pair.src_strides[i] * itemsize for i in order)
+    dst_bytes = tuple(pair.dst_strides[i] * itemsize for i in order)
+    axis = order.index(pair.axis)
+    total = np.dtype(np.float32) if dtype == np.float16 else dtype
+    identity = operator.identity if exclusive else None
+    step = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
+    src_shift, dst_shift = pair.src_shift, pair.dst_shift
+    floats = total.kind == "f"
+
+    def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
+        x = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
+        y = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
+        if floats:
+            with np.errstate(over="ignore", invalid="ignore"):
+                step(x, y)
+        else:  # integer tallies wrap silently
+            step(x, y)
+
+    return run
 
 
 def copy(src: BufferView, dst: BufferView) -> None:
-    """``dst[c] = src[c]`` for every coordinate ``c`` (the views never share an element; where they
-    share memory, interleaved, NumPy buffers the copy as needed)."""
-    np.copyto(_array(dst), _array(src))
+    """``dst[c] = src[c]`` for every coordinate ``c`` (see :func:`prepare_copy`)."""
+    prepare_copy(dst.buffer.dtype, dst.sizes, src.strides, dst.strides)(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
-def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool) -> None:
-    """Running tally of ``src`` along ``axis`` in increasing coordinate order, written to ``dst``.
-
-    FLOAT32 accumulates in float32; FLOAT16 keeps the running total in float32 and rounds each
-    written value once; integers wrap modulo 2**bits. Exclusive: the first written value is 0 and
-    the total is never written. In place (``src.buffer is dst.buffer``), each element is read
-    before it is written. Overflow to infinity is IEEE arithmetic here, as on a GPU, not a warning.
-    """
-    x = _array(src)
-    y = _array(dst)
-    if x.ndim > 1:  # visit dimensions in the input's memory order, outermost first (then the output's)
-        order = sorted(range(x.ndim), key=lambda i: (-abs(src.strides[i]), -abs(dst.strides[i])))
-        if order != list(range(x.ndim)):
-            x = x.transpose(order)
-            y = y.transpose(order)
-            axis = order.index(axis)
-    total = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
-    if total.kind != "f":  # integer sums wrap silently
-        _scan(x, y, axis, exclusive, total)
-        return
-    with np.errstate(over="ignore", invalid="ignore"):
-        _scan(x, y, axis, exclusive, total)
+def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
+    """The running tally of ``src`` along ``axis`` into ``dst`` (see :func:`prepare_scan`)."""
+    run = prepare_scan(dst.buffer.dtype, dst.sizes, src.strides, dst.strides, axis, exclusive, operator)
+    run(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
-def _scan(x: np.ndarray, y: np.ndarray, axis: int, exclusive: bool, total: np.dtype) -> None:
-    """Pick the strategy from the layout (see the module docstring); ``x``'s dimensions are in its
-    memory order."""
-    innermost = _innermost(x, axis)
-    if x.size // x.shape[axis] < SMALL_PLANE or (innermost and x.shape[axis] > SHORT_AXIS):
-        _scan_cumsum(x, y, axis, exclusive, total)
-    elif innermost or not _innermost(y, axis):
-        _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), exclusive, total)
-    else:  # planes written across the output's innermost axis would scatter every element: scan in
+Step = Callable[[np.ndarray, np.ndarray], None]
+
+
+def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
+    """Pick the strategy from the layout (see the module docstring), with every choice that depends
+    only on the layout made here; dimensions are in the input's memory order."""
+    innermost = _innermost(shape, src_bytes, axis)
+    size = 1
+    for n in shape:
+        size *= n
+    if size // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
+        return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc)
+
+    def planes(x: np.ndarray, y: np.ndarray) -> None:
+        _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc)
+
+    if innermost or not _innermost(shape, dst_bytes, axis):
+        return planes
+
+    def planes_then_copy(x: np.ndarray, y: np.ndarray) -> None:
+        # planes written across the output's innermost axis would scatter every element: scan in
         # the input's order, then copy once
         scanned = np.empty(x.shape, y.dtype)
-        _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(scanned, axis, 0), exclusive, total)
+        planes(x, scanned)
         np.copyto(y, scanned)
 
+    return planes_then_copy
 
-def _scan_cumsum(x: np.ndarray, y: np.ndarray, axis: int, exclusive: bool, total: np.dtype) -> None:
-    """``np.cumsum`` (as ``np.add.accumulate``, without its wrapper's overhead) along ``axis``.
 
-    An exclusive scan writes the cumulative sum of all but the last element one position further
-    on, then zeroes the first position (after the sum: in place, that position still holds an input).
+def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
+    """``ufunc.accumulate`` (``np.cumsum`` for ``np.add``, without its wrapper's overhead) along
+    ``axis``: straight into the output where it has the input's memory order and type, else into
+    one temporary, then one cast or copy.
+
+    An exclusive scan writes the scan of all but the last element one position further on, then
+    writes the identity at the first position (after the scan: in place, that position still holds
+    an input).
     """
+    direct = dtype == total and _descending([abs(b) for n, b in zip(shape, dst_bytes) if n > 1])
+
+    def inclusive(x: np.ndarray, y: np.ndarray) -> None:
+        if direct:
+            ufunc.accumulate(x, axis, total, y)
+        else:
+            np.copyto(y, ufunc.accumulate(x, axis, total), casting="same_kind")
+
+    if identity is None:
+        return inclusive
     head = (slice(None),) * axis
-    full = y
-    if exclusive:
-        n = x.shape[axis]
-        x = x[(*head, slice(0, n - 1))]
-        y = y[(*head, slice(1, n))]
-    if x.dtype == total and _same_order(y):
-        np.add.accumulate(x, axis, total, y)
-    else:  # float16, or an output in another memory order: one temporary, then one cast or copy
-        np.copyto(y, np.add.accumulate(x, axis, total), casting="same_kind")
-    if exclusive:
-        full[(*head, 0)] = 0
+    n = shape[axis]
+    inputs, outputs, first = (*head, slice(0, n - 1)), (*head, slice(1, n)), (*head, 0)
+
+    def exclusive(x: np.ndarray, y: np.ndarray) -> None:
+        inclusive(x[inputs], y[outputs])
+        y[first] = identity
+
+    return exclusive
 
 
-def _innermost(a: np.ndarray, axis: int) -> bool:
-    """Whether ``axis`` has the smallest non-zero stride of ``a`` (among dimensions of size > 1)."""
-    step = abs(a.strides[axis])
-    return step != 0 and all(n == 1 or s == 0 or abs(s) >= step for n, s in zip(a.shape, a.strides))
+def _innermost(shape, strides, axis: int) -> bool:
+    """Whether ``axis`` has the smallest non-zero stride (among dimensions of size > 1)."""
+    step = abs(strides[axis])
+    return step != 0 and all(n == 1 or s == 0 or abs(s) >= step for n, s in zip(shape, strides))
 
 
-def _same_order(y: np.ndarray) -> bool:
-    """Whether ``y`` lays out its dimensions outermost first, as the input (already sorted) does."""
-    strides = [abs(s) for n, s in zip(y.shape, y.strides) if n > 1]
+def _descending(strides: list[int]) -> bool:
+    """Whether strides lay dimensions out outermost first, as the input's (already sorted) are."""
     return strides == sorted(strides, reverse=True)
 
 
-def _scan_planes(x: np.ndarray, y: np.ndarray, exclusive: bool, total: np.dtype) -> None:
+def _scan_planes(x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc: np.ufunc) -> None:
     """The plane loop; the scan axis is axis 0, the others are in the input's memory order. As in
-    ``np.cumsum``, the first tally is the first element itself (a -0.0 stays -0.0). ``a[k, ...]``
-    is a view even where planes are 0-d."""
+    ``ufunc.accumulate``, the first tally is the first element itself (a -0.0 stays -0.0).
+    ``a[k, ...]`` is a view even where planes are 0-d."""
     n = x.shape[0]
     for piece in _pieces(x.shape[1:], total.itemsize):
         xs = x[(slice(None), *piece)]
         ys = y[(slice(None), *piece)]
         acc = xs[0, ...].astype(total)  # a copy, taken before anything is written (in place)
-        if exclusive:
-            ys[0, ...] = 0
+        if identity is not None:
+            ys[0, ...] = identity
             nxt = np.empty_like(acc)
             for k in range(1, n):
-                np.add(acc, xs[k, ...], out=nxt)  # read x[k] before out[k] is written (in place)
+                ufunc(acc, xs[k, ...], out=nxt)  # read x[k] before out[k] is written (in place)
                 np.copyto(ys[k, ...], acc, casting="same_kind")
                 acc, nxt = nxt, acc
         else:
             np.copyto(ys[0, ...], acc, casting="same_kind")
             for k in range(1, n):
-                np.add(acc, xs[k, ...], out=acc)
+                ufunc(acc, xs[k, ...], out=acc)
                 np.copyto(ys[k, ...], acc, casting="same_kind")
 
 

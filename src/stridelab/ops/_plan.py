@@ -1,95 +1,131 @@
 """What every operator reduces to: element moves between two strided views of flat buffers.
 
 The public operators validate their parameters and then describe their work as a *source* and a
-*destination* :class:`BufferView` (a buffer, the element offset of logical coordinate 0, sizes and
-signed element strides), so each backend implements just two primitives with identical arguments:
+*destination* view of flat buffers (the element offset of logical coordinate 0, sizes and signed
+element strides), so each backend implements just two primitives with identical arguments:
 
 * ``copy(src, dst)``: ``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes``.
   SLICE1 is a copy from a view whose strides are ``window_strides * input strides`` and whose
   offset is the copy start; ELEMENT_WISE_IDENTITY is a copy between two descriptions.
-* ``scan(src, dst, axis, exclusive)``: the running tally along ``axis`` in increasing coordinate
-  order. A decreasing cumulative summation is the same scan over views that start at the end of
-  the axis and step backwards (a negative stride).
+* ``scan(src, dst, axis, exclusive, operator)``: the running tally of a :class:`ScanOperator`
+  along ``axis`` in increasing coordinate order. A decreasing tally is the same scan over views
+  that start at the end of the axis and step backwards (a negative stride).
+
+Both backends first bring a pair of views to one :func:`canonical_pair`, and both expose each
+primitive in two steps: ``prepare_copy`` / ``prepare_scan`` work out everything that depends only on
+sizes, strides and data type (cached by the front end per call signature), and the runner they
+return takes the buffers and offsets of one call.
 
 ``src`` and ``dst`` never share an element (they may share memory, interleaved), except in an in-place
-scan: there both have the same buffer
-object (``src.buffer is dst.buffer``) and the same offset, sizes and strides, and a backend must read
-each element before it writes it. The front ends pass views already simplified by :func:`coalesce`.
+scan: there both have the same buffer object and the same offset, sizes and strides, and a backend
+must read each element before it writes it.
 
-Backends: ``_numpy`` (the reference, vectorised) and ``_cupy`` (RawKernels from ``cuda/*.cu``).
+Backends: ``_numpy`` (the reference, vectorised) and ``cupy.backend`` (RawKernels from ``cupy/*.cu``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-__all__ = ["BufferView", "coalesce", "reversed_axis"]
+import numpy as np
+
+__all__ = ["SCAN_OPERATORS", "BufferView", "CanonicalPair", "ScanOperator", "canonical_pair"]
 
 
-@dataclass(frozen=True)
-class BufferView:
+class BufferView(NamedTuple):
     """A logical tensor over ``buffer`` (1-D numpy or cupy): the element at coordinates ``c`` is
     ``buffer[offset + dot(c, strides)]``. Strides are in elements and may be negative; every
-    reachable index lies in ``[0, buffer.size)`` (the planner checks that before building one)."""
+    reachable index lies in ``[0, buffer.size)`` (the front end checks that before building one)."""
 
     buffer: Any
     offset: int
     sizes: tuple[int, ...]
     strides: tuple[int, ...]
 
-    def __post_init__(self) -> None:
-        # A size-1 dimension's stride moves no element, but a description may give it any value,
-        # 2**70 included; zero it so backends never turn it into an overflowing byte stride.
-        if 1 in self.sizes and any(n == 1 and s for n, s in zip(self.sizes, self.strides)):
-            object.__setattr__(self, "strides", tuple(0 if n == 1 else s for n, s in zip(self.sizes, self.strides)))
+
+#: The scan operators by DirectML name, filled as each front-end module defines its own.
+SCAN_OPERATORS: dict[str, ScanOperator] = {}
 
 
-def reversed_axis(view: BufferView, axis: int) -> BufferView:
-    """The same elements with ``axis`` traversed from its last index to its first: the view starts
-    at the axis's last index and steps back along it (its stride negated)."""
-    strides = list(view.strides)
-    step = strides[axis]
-    strides[axis] = -step
-    return BufferView(view.buffer, view.offset + (view.sizes[axis] - 1) * step, view.sizes, tuple(strides))
+@dataclass(frozen=True)
+class ScanOperator:
+    """A running tally: how each backend combines two values.
 
-
-def coalesce(src: BufferView, dst: BufferView, axis: int | None = None) -> tuple[BufferView, BufferView, int | None]:
-    """Fewer dimensions that pair the same source and destination elements in the same order.
-
-    Drops dimensions of size 1 and merges a dimension into the one outside it wherever *both* views
-    step through the pair as through a single dimension (outer stride = inner stride * inner size).
-    ``axis`` (a scan axis) is kept, even at size 1, and never merged; its new index is returned.
-    A packed NCHW copy becomes 1-D; an NCHW -> NHWC copy keeps its three independent dimensions.
-
-    >>> v = BufferView(None, 0, (1, 2, 3, 4), (24, 12, 4, 1))
-    >>> coalesce(v, v, axis=2)[0].sizes, coalesce(v, v, axis=2)[2]
-    ((2, 3, 4), 1)
+    ``name``: the DirectML operator (``CUMULATIVE_SUMMATION``); ``ufunc``: the NumPy ufunc whose
+    ``accumulate`` is the inclusive scan and whose ``identity`` an exclusive scan writes first;
+    ``cuda``: the operator trait in ``cuda/scan_common.cuh`` (``Sum``); ``data_types``: the DirectML
+    tensor support table.
     """
-    if src.sizes != dst.sizes:
-        raise ValueError(f"source sizes {src.sizes} and destination sizes {dst.sizes} differ")
-    sizes: list[int] = []
-    src_strides: list[int] = []
-    dst_strides: list[int] = []
-    new_axis = None
-    for i, (n, s, d) in enumerate(zip(src.sizes, src.strides, dst.strides)):
-        if i == axis:
-            new_axis = len(sizes)
-        elif n == 1:
+
+    name: str
+    ufunc: np.ufunc
+    cuda: str
+    data_types: tuple[str, ...]
+    identity: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "identity", int(self.ufunc.identity))
+        SCAN_OPERATORS[self.name] = self
+
+
+class CanonicalPair(NamedTuple):
+    """A source and a destination layout reduced to the fewest dimensions that pair the same
+    elements in the same order (see :func:`canonical_pair`); offsets in elements, from each view's
+    logical coordinate 0."""
+
+    sizes: tuple[int, ...]
+    src_strides: tuple[int, ...]
+    dst_strides: tuple[int, ...]
+    axis: int | None
+    src_shift: int
+    dst_shift: int
+
+
+def canonical_pair(sizes, src_strides, dst_strides, axis: int | None = None) -> CanonicalPair:
+    """The one simplification of a strided (source, destination) pair that both backends use.
+
+    Dimensions of size 1 are dropped; those the destination walks backwards are reversed in both
+    views (element 0 of each shifts by ``src_shift`` / ``dst_shift``); the rest are sorted by
+    destination stride, outermost first, and neighbours that step through both views as through a
+    single dimension (outer stride = inner stride * inner size) are merged. A scan's ``axis`` is
+    kept out of all this (its order matters, and a size-1 axis gets stride 0) and put last.
+    A packed copy becomes one dimension whatever its rank; an NCHW -> NHWC copy keeps three.
+
+    >>> canonical_pair((1, 2, 3, 4), (24, 12, 4, 1), (24, 12, 4, 1), axis=2)
+    CanonicalPair(sizes=(2, 4, 3), src_strides=(12, 1, 4), dst_strides=(12, 1, 4), axis=2, src_shift=0, dst_shift=0)
+    """
+    if not len(sizes) == len(src_strides) == len(dst_strides):
+        raise ValueError(
+            f"sizes {sizes}, source strides {src_strides} and destination strides {dst_strides} differ in rank"
+        )
+    shift_s = shift_d = 0
+    dims = []
+    for i, (n, s, d) in enumerate(zip(sizes, src_strides, dst_strides)):
+        if i == axis or n == 1:
             continue
-        elif sizes and new_axis != len(sizes) - 1 and src_strides[-1] == s * n and dst_strides[-1] == d * n:
-            sizes[-1] *= n
-            src_strides[-1] = s
-            dst_strides[-1] = d
-            continue
-        sizes.append(n)
-        src_strides.append(s)
-        dst_strides.append(d)
-    if not sizes:  # a single element
-        sizes, src_strides, dst_strides = [1], [0], [0]
-    shape = tuple(sizes)
-    return (
-        BufferView(src.buffer, src.offset, shape, tuple(src_strides)),
-        BufferView(dst.buffer, dst.offset, shape, tuple(dst_strides)),
-        new_axis,
+        if d < 0 or (d == 0 and s < 0):
+            shift_s += (n - 1) * s
+            shift_d += (n - 1) * d
+            s, d = -s, -d
+        dims.append((n, s, d))
+    dims.sort(key=lambda t: (t[2], abs(t[1])), reverse=True)
+    merged: list[tuple[int, int, int]] = []
+    for n, s, d in dims:
+        if merged and merged[-1][1] == n * s and merged[-1][2] == n * d:
+            merged[-1] = (merged[-1][0] * n, s, d)
+        else:
+            merged.append((n, s, d))
+    if axis is not None:
+        n = sizes[axis]
+        merged.append((n, src_strides[axis], dst_strides[axis]) if n > 1 else (1, 0, 0))
+    elif not merged:  # a single element
+        merged.append((1, 0, 0))
+    return CanonicalPair(
+        tuple(t[0] for t in merged),
+        tuple(t[1] for t in merged),
+        tuple(t[2] for t in merged),
+        None if axis is None else len(merged) - 1,
+        shift_s,
+        shift_d,
     )

@@ -13,18 +13,18 @@ from .._optional import optional_imports
 from .._validate import known_keywords
 from ..dtypes import DATA_TYPES, data_type
 from ..errors import LayoutError
-from . import _cupy_plan as plans
-from .cumulative_summation import SUPPORTED_DATA_TYPES as SCAN_DATA_TYPES
+from ._plan import SCAN_OPERATORS
+from .cupy.copy_plan import copy_kernels
+from .cupy.scan_plan import scan_kernels
 from .slice1 import SUPPORTED_DATA_TYPES as SLICE_DATA_TYPES
 
-__all__ = ["OPERATORS", "kernel_names", "precompile"]
+__all__ = ["gpu_operators", "kernel_names", "precompile"]
 
-#: The operators with GPU kernels, and the data types each takes.
-OPERATORS = {
-    "cumulative_summation": SCAN_DATA_TYPES,
-    "slice1": SLICE_DATA_TYPES,
-    "element_wise_identity": DATA_TYPES,
-}
+
+def gpu_operators() -> dict[str, tuple[str, ...]]:
+    """The operators with GPU kernels, by function name, and the data types each takes."""
+    table = {op.name.lower(): op.data_types for op in SCAN_OPERATORS.values()}
+    return {**table, "slice1": SLICE_DATA_TYPES, "element_wise_identity": DATA_TYPES}
 
 
 def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> list[str]:
@@ -42,11 +42,6 @@ def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> l
     return chosen
 
 
-def _element_kind(kernel: str) -> str:
-    """A kernel's first template parameter: the scan traits (``F32``...) or the copy element size."""
-    return kernel.split("<")[1].split(",")[0]
-
-
 def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[str] | None = None) -> list[str]:
     """The kernel variants ``precompile`` compiles for these operators and data types (default:
     all), in the planner's order, without repeats.
@@ -54,21 +49,20 @@ def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[st
     >>> len(kernel_names(["slice1"], ["UINT8"]))  # the copy kernels for one-byte elements
     8
     """
+    table = gpu_operators()
     names: dict[str, None] = {}
     chosen_types = _chosen("data_types", data_types, DATA_TYPES)
-    chosen_operators = _chosen("operators", operators, OPERATORS)
+    chosen_operators = _chosen("operators", operators, table)
     for name in chosen_types:
-        if data_types is not None and not any(name in OPERATORS[op] for op in chosen_operators):
+        if data_types is not None and not any(name in table[op] for op in chosen_operators):
             raise LayoutError(f"data_types holds {name}, which none of {', '.join(chosen_operators)} takes")
+    scans = {op.name.lower(): op for op in SCAN_OPERATORS.values()}
     for operator in chosen_operators:
-        for name in (t for t in chosen_types if t in OPERATORS[operator]):
-            if operator == "cumulative_summation":
-                traits, _, partial = plans.SCAN_TYPES[name]
-                kinds = {traits, plans.SCAN_TYPES[partial][0]}  # long axes scan their partial sums too
-                names.update(dict.fromkeys(k for k in plans.SCAN_KERNELS if _element_kind(k) in kinds))
+        for name in (t for t in chosen_types if t in table[operator]):
+            if operator in scans:
+                names.update(dict.fromkeys(scan_kernels(name, scans[operator].cuda)))
             else:
-                esize = str(data_type(name).element_size)
-                names.update(dict.fromkeys(k for k in plans.COPY_KERNELS if _element_kind(k) == esize))
+                names.update(dict.fromkeys(copy_kernels((data_type(name).element_size,))))
     return list(names)
 
 
@@ -87,6 +81,6 @@ def precompile(operators: Iterable[str] | None = None, data_types: Iterable[str]
     names = kernel_names(operators, data_types)
     with optional_imports("gpu", "stridelab.ops.precompile"):
         import cupy  # noqa: F401  (the kernels are CuPy RawKernels)
-    from . import _cupy
+    from .cupy import backend
 
-    return _cupy.precompile_kernels(names)
+    return backend.precompile_kernels(names)

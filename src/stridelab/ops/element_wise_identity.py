@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import StridedTensor
-from ._common import backend_for, check_output, output_view, read_input
-from ._plan import coalesce
+from ._common import Prepared, backend_for, call, check_output, prepare, read_input
 
 __all__ = ["element_wise_identity"]
 
@@ -51,9 +50,12 @@ def element_wise_identity(x: Any, out: StridedTensor) -> StridedTensor:
     >>> out.buffer.tolist()
     [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
     """
+    return call(OPERATOR, _prepare, x, out)
+
+
+def _prepare(x: Any, out: Any) -> Prepared:
     src = read_input(x)
     if check_output(out, src, OPERATOR, src.sizes, in_place=True):
-        return out  # every element copied onto itself
-    source, dst, _ = coalesce(src.view(), output_view(out))
-    backend_for(dst.buffer).copy(source, dst)
-    return out
+        return prepare(src, 0, 0, True, None, None)  # every element copied onto itself: nothing to move
+    run = backend_for(src.buffer).prepare_copy(src.dtype.numpy_dtype, src.sizes, src.strides, out.desc.strides)
+    return prepare(src, 0, 0, False, None, run)

@@ -16,17 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..desc import TensorDesc
 from ..errors import LayoutError
-from ._common import (
-    allocate_output,
-    backend_for,
-    check_data_type,
-    check_output,
-    int_parameter,
-    output_view,
-    read_input,
-)
-from ._plan import BufferView, coalesce
+from ._common import Prepared, backend_for, call, check_data_type, check_output, int_parameter, prepare, read_input
 
 __all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
 
@@ -84,6 +76,26 @@ def slice1(
     >>> slice1(x, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2)).tolist()
     [[[[14.0, 16.0], [6.0, 8.0]]]]
     """
+    key = ("SLICE1", _frozen(window_offsets), _frozen(window_sizes), _frozen(window_strides), _frozen(output_sizes))
+    return call(key, _prepare, x, out, window_offsets, window_sizes, window_strides, output_sizes)
+
+
+def _frozen(values: Any) -> Any:
+    """A parameter as part of a call's signature: a tuple of exact ints as given, else the object
+    itself (prepared afresh every call; hashing an unhashable one sends the call to ``_prepare``)."""
+    if type(values) in (tuple, list) and all(type(v) is int for v in values):
+        return tuple(values)
+    return values if values is None else (type(values), id(values))
+
+
+def _prepare(
+    x: Any,
+    out: Any,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    output_sizes: Sequence[int] | None,
+) -> Prepared:
     src = read_input(x)
     check_data_type(src, OPERATOR, SUPPORTED_DATA_TYPES)
     rank = len(src.sizes)
@@ -108,21 +120,13 @@ def slice1(
                 f"{field}[{i}] = {n} is outside 1..MaxCopiedElements[{i}] = {m}, where MaxCopiedElements[i] = "
                 "1 + (window_sizes[i] - 1) // |window_strides[i]|"
             )
-
-    if out is None:
-        result, dst = allocate_output(src, output_sizes)
-    else:
-        result, dst = out, output_view(out)
+    out_desc = TensorDesc(src.dtype, output_sizes) if out is None else None
+    dst_strides = (out_desc or out.desc).strides
     start = (o + n - 1 if s < 0 else o for o, n, s in zip(offsets, sizes, strides))
-    source = BufferView(
-        src.buffer,
-        src.offset + sum(c * t for c, t in zip(start, src.strides)),
-        output_sizes,
-        tuple(s * t for s, t in zip(strides, src.strides)),
-    )
-    source, dst, _ = coalesce(source, dst)
-    backend_for(dst.buffer).copy(source, dst)
-    return result
+    src_offset = sum(c * t for c, t in zip(start, src.strides))
+    src_strides = tuple(s * t for s, t in zip(strides, src.strides))
+    run = backend_for(src.buffer).prepare_copy(src.dtype.numpy_dtype, output_sizes, src_strides, dst_strides)
+    return prepare(src, src_offset, 0, False, out_desc, run)
 
 
 def _check_window(

@@ -1,24 +1,25 @@
 """CuPy backend: the two primitives of :mod:`stridelab.ops._plan` on GPU buffers.
 
-``copy(src, dst)`` and ``scan(src, dst, axis, exclusive)`` take the same :class:`BufferView`
-arguments as the NumPy backend and compute the same function, through RawKernels kept as real
-CUDA files in ``cuda/`` (``common.cuh`` prepended to ``copy.cu`` or ``scan.cu``). Each template
-instantiation the planner chooses is compiled by NVRTC on its own (a ``cupy.RawModule`` of one
-name expression) the first time it runs on a device, so a first call compiles one or two kernels,
-not a whole file's; CuPy's disk cache keeps them for later processes. A compile still running
-after a second is announced once per process (see :func:`_kernel`); :func:`precompile` compiles
-ahead for container images and benchmarks. CuPy is imported only here, and this module only when
+``prepare_copy`` / ``prepare_scan`` (and ``copy`` / ``scan`` on :class:`BufferView` s) take the same
+arguments as the NumPy backend's and compute the same function, through RawKernels kept as real
+CUDA files beside this module (``common.cuh``, then ``scan_common.cuh`` for a scan, then the
+kernel's own file, :data:`~.geometry.KERNEL_FILES`). Each template instantiation the planner
+chooses is compiled by NVRTC on its own (a ``cupy.RawModule`` of one name expression) the first
+time it runs on a device, so a first call compiles one or two kernels, not a whole file's; CuPy's
+disk cache keeps them for later processes. A compile still running after a second is announced
+once per process (see :func:`_kernel`); :func:`stridelab.ops.precompile` compiles ahead for
+container images and benchmarks. CuPy is imported only here, and this module only when
 an operator meets a CuPy buffer.
 
-Launch plans (:mod:`._cupy_plan`) are pure Python and memoised on the views' sizes, strides and
-alignment, and resolved once to their compiled kernels and geometry arguments, so a repeated call
-costs a dictionary look-up and one launch (three for a scan of a
+Launch plans (:mod:`.copy_plan`, :mod:`.scan_plan`) are pure Python, worked out once per layout,
+alignment and device and resolved to their compiled kernels and geometry arguments, so a repeated
+call costs a dictionary look-up and one launch (three for a scan of a
 long axis with little else in parallel, which also takes a small temporary from CuPy's pool). No
 call synchronises with the host.
 
-Numerics, identical to the NumPy backend: copies move bits; FLOAT32 scans add in float32, FLOAT16
-scans keep the running total in float32 and round each written value once to half (nearest,
-ties to even), UINT32 and UINT16 wrap modulo 2**32 and 2**16. The kernels group additions
+Numerics, identical to the NumPy backend: copies move bits; FLOAT32 scans combine in float32,
+FLOAT16 scans keep the running value in float32 and round each written value once to half
+(nearest, ties to even), UINT32 and UINT16 wrap modulo 2**32 and 2**16. The kernels group operations
 differently from a sequential loop, so float results agree with the CPU within rounding (bound:
 ``tests/test_gpu_backend.py``); integer results are identical.
 """
@@ -29,26 +30,30 @@ import functools
 import logging
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..dtypes import data_type
-from . import _cupy_plan as plans
-from ._plan import BufferView
+from ...dtypes import data_type
+from .._plan import BufferView, ScanOperator, canonical_pair
+from .copy_plan import plan_copy
+from .geometry import KERNEL_FILES, Launch, template_of
+from .scan_plan import SCAN_TYPES, ScanPlan, plan_scan
 
-__all__ = ["copy", "precompile_kernels", "scan"]
+__all__ = ["copy", "precompile_kernels", "prepare_copy", "prepare_scan", "scan"]
 
-_CUDA_DIR = Path(__file__).with_name("cuda")
-_NVRTC_OPTIONS = ("-std=c++17",)  # no fast math: float sums must round as IEEE adds do
+_CUDA_DIR = Path(__file__).parent
+_NVRTC_OPTIONS = ("-std=c++17",)  # no fast math: float results must round as IEEE operations do
 _ACC_DTYPES = {"FLOAT32": np.dtype(np.float32), "UINT32": np.dtype(np.uint32)}
 
 
 @functools.cache
-def _source(family: str) -> str:
-    return (_CUDA_DIR / "common.cuh").read_text() + "\n" + (_CUDA_DIR / f"{family}.cu").read_text()
+def _source(file: str) -> str:
+    """The compilation unit of a kernel file: ``common.cuh``, ``scan_common.cuh`` for scans, the file."""
+    headers = ("common.cuh", "scan_common.cuh") if file.startswith("scan") else ("common.cuh",)
+    return "\n".join((_CUDA_DIR / name).read_text() for name in (*headers, file))
 
 
 #: A compile still running after this many seconds is announced (once per process).
@@ -74,17 +79,17 @@ def _announce(name: str) -> None:
 
 @functools.cache
 def _kernel(name: str, device_id: int) -> Any:
-    """The kernel ``name`` (a template instantiation of ``copy.cu`` or ``scan.cu``) compiled alone
-    for the device, once per process, announced if it takes longer than ``ANNOUNCE_AFTER_S``."""
+    """The kernel ``name`` (a template instantiation) compiled alone for the device, once per
+    process, announced if it takes longer than ``ANNOUNCE_AFTER_S``."""
     import cupy
 
-    family = "scan" if name.startswith("sl_scan") else "copy"
+    file = KERNEL_FILES[template_of(name)]
     timer = threading.Timer(ANNOUNCE_AFTER_S, _announce, (name,))
     timer.daemon = True
     timer.start()
     try:
         with cupy.cuda.Device(device_id):
-            module = cupy.RawModule(code=_source(family), options=_NVRTC_OPTIONS, name_expressions=[name])
+            module = cupy.RawModule(code=_source(file), options=_NVRTC_OPTIONS, name_expressions=[name])
             return module.get_function(name)  # NVRTC runs here, on the first get_function
     finally:
         timer.cancel()
@@ -156,7 +161,7 @@ class _Ready(NamedTuple):
     shared: int
 
 
-def _ready(launch: plans.Launch, device_id: int) -> _Ready:
+def _ready(launch: Launch, device_id: int) -> _Ready:
     values, geo = _geo_argument(launch.geo)
     if launch.shared:
         kernel = _shared_kernel(launch.kernel, device_id, launch.shared)
@@ -166,7 +171,7 @@ def _ready(launch: plans.Launch, device_id: int) -> _Ready:
 
 
 class _ReadyScan(NamedTuple):
-    """A :class:`~._cupy_plan.ScanPlan` with its launches resolved and its shifts in bytes."""
+    """A :class:`~.scan_plan.ScanPlan` with its launches resolved and its shifts in bytes."""
 
     src_shift: int
     dst_shift: int
@@ -177,7 +182,7 @@ class _ReadyScan(NamedTuple):
     partial_plan: _ReadyScan | None
 
 
-def _ready_scan(plan: plans.ScanPlan, esize: int, device_id: int) -> _ReadyScan:
+def _ready_scan(plan: ScanPlan, esize: int, device_id: int) -> _ReadyScan:
     shifts = (plan.src_shift * esize, plan.dst_shift * esize)
     if plan.first is None:
         return _ReadyScan(*shifts, _ready(plan.launch, device_id), None, 0, None, None)
@@ -192,21 +197,25 @@ def _ready_scan(plan: plans.ScanPlan, esize: int, device_id: int) -> _ReadyScan:
     )
 
 
-# Memoised on everything a plan depends on, the device included (its kernels and multiprocessor
-# count), so that a repeated call costs one look-up; cache_clear() forgets the plans.
 @functools.lru_cache(maxsize=2048)
 def _plan_copy(device_id: int, esize: int, sizes, src_strides, dst_strides, src_align: int, dst_align: int):
-    plan = plans.plan_copy(esize, sizes, src_strides, dst_strides, src_align, dst_align)
+    """The resolved copy plan, memoised on everything it depends on, the device included (its
+    kernels); ``cache_clear()`` forgets the plans."""
+    plan = plan_copy(esize, sizes, src_strides, dst_strides, src_align, dst_align)
     return plan.src_shift * esize, plan.dst_shift * esize, _ready(plan.launch, device_id)
 
 
 @functools.lru_cache(maxsize=2048)
-def _plan_scan(device_id: int, name: str, sizes, src_strides, dst_strides, axis: int, exclusive: bool, align: tuple):
-    plan = plans.plan_scan(
+def _plan_scan(
+    device_id: int, name: str, operator: str, sizes, src_strides, dst_strides, axis: int, exclusive: bool, align: tuple
+):
+    """The resolved scan plan, memoised as :func:`_plan_copy` (its kernels and multiprocessor count
+    are the device's)."""
+    plan = plan_scan(
         name, sizes, src_strides, dst_strides, axis, exclusive, *align, _sm_count(device_id),
-        shared_limit=_shared_limit(device_id),
+        operator=operator, shared_limit=_shared_limit(device_id),
     )  # fmt: skip
-    return _ready_scan(plan, plans.SCAN_TYPES[name][1], device_id)
+    return _ready_scan(plan, SCAN_TYPES[name].esize, device_id)
 
 
 def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
@@ -215,8 +224,9 @@ def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
     ready.kernel(ready.grid, ready.block, (*pointers, ready.geo), shared_mem=ready.shared)
 
 
-def _device(src: BufferView, dst: BufferView) -> int:
-    sdev, ddev = src.buffer.data.device_id, dst.buffer.data.device_id
+def _device(src: Any, dst: Any) -> int:
+    """The GPU both buffers live on (the front end has refused two devices already)."""
+    sdev, ddev = src.data.device_id, dst.data.device_id
     if sdev != ddev:
         raise ValueError(f"source buffer is on GPU {sdev} but destination buffer on GPU {ddev}; use one device")
     return ddev
@@ -239,32 +249,78 @@ def _on_device(device_id: int, run, *args) -> None:
             run(*args)
 
 
+Runner = Callable[[Any, int, Any, int], None]
+
+
+def prepare_copy(dtype: np.dtype, sizes, src_strides, dst_strides) -> Runner:
+    """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: ``dst[c] = src[c]`` for every
+    coordinate ``c`` (any data type)."""
+    pair = canonical_pair(sizes, src_strides, dst_strides)
+    esize = dtype.itemsize
+    layout = (pair.sizes, pair.src_strides, pair.dst_strides)
+
+    def resolve(device_id: int, src_align: int, dst_align: int) -> tuple[int, int, _Ready]:
+        return _plan_copy(device_id, esize, *layout, src_align, dst_align)
+
+    return _runner(esize, pair.src_shift, pair.dst_shift, resolve, _run_copy)
+
+
+def prepare_scan(
+    dtype: np.dtype, sizes, src_strides, dst_strides, axis: int, exclusive: bool, operator: ScanOperator
+) -> Runner:
+    """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: the running tally of ``operator``
+    along ``axis`` (increasing coordinates); the source may be the destination itself (each
+    element is read before it is written). FLOAT32, FLOAT16, UINT32, UINT16."""
+    name = data_type(dtype).name
+    if name not in SCAN_TYPES:
+        raise TypeError(f"scan supports {', '.join(SCAN_TYPES)}, not {name}")
+    if not 0 <= axis < len(sizes):
+        raise ValueError(f"axis {axis} is out of range for {len(sizes)} dimensions")
+    pair = canonical_pair(sizes, src_strides, dst_strides, axis)
+    layout = (pair.sizes, pair.src_strides, pair.dst_strides, pair.axis, bool(exclusive))
+
+    def resolve(device_id: int, src_align: int, dst_align: int) -> _ReadyScan:
+        return _plan_scan(device_id, name, operator.cuda, *layout, (src_align, dst_align))
+
+    return _runner(dtype.itemsize, pair.src_shift, pair.dst_shift, resolve, _run_scan)
+
+
+def _runner(esize: int, src_shift: int, dst_shift: int, resolve: Callable, start: Callable) -> Runner:
+    """The runner of a prepared layout: the addresses of both views' element 0 (canonical shifts
+    applied), the plan for their device and alignment (``resolve(device_id, src_align,
+    dst_align)``, once each), and ``start(plan, src_address, dst_address)`` on that device."""
+    src_bytes, dst_bytes = src_shift * esize, dst_shift * esize
+    plans: dict[tuple[int, int, int], Any] = {}
+
+    def run(src: Any, src_offset: int, dst: Any, dst_offset: int) -> None:
+        sp = src.data.ptr + src_offset * esize + src_bytes
+        dp = dst.data.ptr + dst_offset * esize + dst_bytes
+        device_id = _device(src, dst)
+        key = (device_id, sp % 16, dp % 16)
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = resolve(*key)
+        _on_device(device_id, start, plan, sp, dp)
+
+    return run
+
+
+def _run_copy(plan: tuple[int, int, _Ready], sp: int, dp: int) -> None:
+    src_shift, dst_shift, ready = plan
+    _launch(ready, (sp + src_shift, dp + dst_shift))
+
+
 def copy(src: BufferView, dst: BufferView) -> None:
-    """``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes`` (any data type)."""
+    """``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes`` (see :func:`prepare_copy`)."""
     _check(src, dst)
-    esize = dst.buffer.itemsize
-    sp = src.buffer.data.ptr + src.offset * esize
-    dp = dst.buffer.data.ptr + dst.offset * esize
-    device_id = _device(src, dst)
-    src_shift, dst_shift, ready = _plan_copy(device_id, esize, src.sizes, src.strides, dst.strides, sp % 16, dp % 16)
-    _on_device(device_id, _launch, ready, (sp + src_shift, dp + dst_shift))
+    prepare_copy(dst.buffer.dtype, dst.sizes, src.strides, dst.strides)(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
-def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool) -> None:
-    """Running tally of ``src`` along ``axis`` (increasing coordinates) into ``dst``; ``src`` may
-    be ``dst`` itself (each element is read before it is written). FLOAT32, FLOAT16, UINT32, UINT16."""
+def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
+    """The running tally of ``src`` along ``axis`` into ``dst`` (see :func:`prepare_scan`)."""
     _check(src, dst)
-    name = data_type(dst.buffer.dtype).name
-    if name not in plans.SCAN_TYPES:
-        raise TypeError(f"scan supports {', '.join(plans.SCAN_TYPES)}, not {name}")
-    if not 0 <= axis < len(dst.sizes):
-        raise ValueError(f"axis {axis} is out of range for {len(dst.sizes)} dimensions")
-    esize = dst.buffer.itemsize
-    sp = src.buffer.data.ptr + src.offset * esize
-    dp = dst.buffer.data.ptr + dst.offset * esize
-    device_id = _device(src, dst)
-    ready = _plan_scan(device_id, name, src.sizes, src.strides, dst.strides, axis, bool(exclusive), (sp % 16, dp % 16))
-    _on_device(device_id, _run_scan, ready, sp, dp)
+    run = prepare_scan(dst.buffer.dtype, dst.sizes, src.strides, dst.strides, axis, exclusive, operator)
+    run(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
 def _run_scan(ready: _ReadyScan, sp: int, dp: int) -> None:

@@ -1,6 +1,6 @@
-// stridelab CUDA kernels: definitions shared by copy.cu and scan.cu.
+// stridelab CUDA kernels: definitions shared by copy.cu and the scan_*.cu files.
 //
-// The loader (stridelab/ops/_cupy.py) prepends this file to each kernel file and compiles the
+// The loader (stridelab/ops/cupy/backend.py) prepends this file to each kernel file and compiles the
 // result with NVRTC through cupy.RawModule, instantiating the templates it names. Every index is
 // 64-bit: tensors of more than 2**31 elements and buffers of more than 4 GiB are ordinary here.
 
@@ -8,7 +8,8 @@
 #define SL_THREADS 256
 
 // The geometry of one launch, passed by value. Every field is a 64-bit integer so that the host
-// can fill it as a flat int64 array (stridelab/ops/_cupy_plan.py, GEO_FIELDS, keeps the order).
+// can fill it as a flat int64 array (stridelab/ops/cupy/geometry.py, GEO_FIELDS, keeps the order;
+// tests/test_cuda_sources.py checks it).
 struct Geo {
     long long n[SL_MAX_DIMS];  // sizes of the outer dimensions, innermost first
     long long s[SL_MAX_DIMS];  // their source strides (elements)

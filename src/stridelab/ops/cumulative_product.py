@@ -1,0 +1,41 @@
+"""CUMULATIVE_PRODUCT (``DML_CUMULATIVE_PRODUCT_OPERATOR_DESC``): running products along an axis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._plan import ScanOperator
+from ._scan import documented, scan_call
+
+__all__ = ["PRODUCT", "SUPPORTED_DATA_TYPES", "cumulative_product"]
+
+#: The data types of the operator's DirectML tensor support table.
+SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
+
+#: Multiplication as a scan: ``np.multiply`` on the CPU, the ``Product`` trait of
+#: ``cuda/scan_common.cuh`` on the GPU.
+PRODUCT = ScanOperator("CUMULATIVE_PRODUCT", np.multiply, "Product", SUPPORTED_DATA_TYPES)
+
+
+@documented("multiply", "multiplies", "HasExclusiveProduct", "1")
+def cumulative_product(
+    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: Any = None
+) -> Any:
+    """Running product of ``x`` along ``axis``, as DirectML's CUMULATIVE_PRODUCT computes it.
+
+    {parameters}
+
+    Examples
+    --------
+    The page's input, along its last axis, and from the end of it:
+
+    >>> import numpy as np
+    >>> x = np.array([[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]], dtype=np.float32)
+    >>> cumulative_product(x, axis=1).tolist()
+    [[2.0, 2.0, 6.0, 30.0], [3.0, 24.0, 168.0, 504.0], [9.0, 54.0, 108.0, 432.0]]
+    >>> cumulative_product(x, 1, direction="decreasing").tolist()
+    [[30.0, 15.0, 15.0, 5.0], [504.0, 168.0, 21.0, 3.0], [432.0, 48.0, 8.0, 4.0]]
+    """
+    return scan_call(PRODUCT, x, axis, direction, exclusive, out)

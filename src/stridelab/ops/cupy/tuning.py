@@ -1,0 +1,105 @@
+"""The planner's tuning tables: which kernel shape each case takes, by element size in bytes.
+
+Each table was chosen by timing its candidates on an H200 (``benchmarks/gpu_variants.py``); the
+figures behind every choice are in ``benchmarks/RESULTS.md`` ("Planner tuning"). Shapes are
+template arguments of the kernels in ``scan_*.cu`` and ``copy.cu``; every one a table can yield
+is listed by :func:`stridelab.ops.cupy.copy_plan.copy_kernels` and
+:func:`stridelab.ops.cupy.scan_plan.scan_kernels`, and compiled by the GPU tests.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "COLS_FEW_VECTOR_BYTES",
+    "COLS_PIPELINE",
+    "COLS_SPLIT",
+    "COLS_SPLIT_BELOW",
+    "COLS_STEPS",
+    "COLS_THREADS_PER_SM",
+    "COPY_ILP",
+    "COPY_STRIDE2_VECTOR",
+    "COPY_TILES",
+    "LINES_MIN_LANES",
+    "LINES_SCALAR",
+    "LINES_VECTORS",
+    "SCAN_AX_TILES",
+    "SCAN_AY_TILES",
+    "SCAN_OUTER_TILES",
+    "SCAN_STAGED_MIN_CHUNKS",
+    "SCAN_STAGED_MIN_TILES_PER_SM",
+    "SCAN_STAGED_TILES",
+]
+
+# ------------------------------------------------------------------------------------------ copies
+
+#: Groups of elements per thread in a rows copy (``SL_COPY_ILP`` in copy.cu): loads in flight.
+COPY_ILP = 4
+#: Transposing copy tile (TILE, W): TILE x TILE elements, W-element vectors on both sides;
+#: (vectorised, element by element). 64 x 64 keeps a block's loads in flight for small elements.
+COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+#: Vector elements of a rows copy whose source steps by 2 or -2 (16 bytes where not listed):
+#: 8-byte vectors waste less of each loaded sector for float32 and float16.
+COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 4}
+
+# ------------------------------------------------------------------------- scans through a tile
+# An axis tile (the axis innermost in the source: AX; in the destination: AY) is
+# (E, VEC, TILE, MINB[, L]): E axis elements per lane (one vector per access where VEC), L lanes per
+# row (32 unless given; AX only), TILE elements across, MINB blocks a multiprocessor must hold
+# (__launch_bounds__; 0 sets no bound). Candidates are (vectorised ones, element by element): the
+# first vectorised one whose pass (L * E elements) fits in the axis and whose vectors fit is taken,
+# so a short axis wastes no lanes.
+
+#: Axis innermost in the source. Float16's 16 lanes of 4 halve the shuffles of 32 lanes of 2.
+SCAN_AX_TILES = {
+    4: (((2, True, 32, 0),), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (4, True, 64, 8, 16), (2, True, 64, 8)), (2, False, 32, 0)),
+}
+#: Axis innermost in the destination: the mirror of SCAN_AX_TILES, 32 lanes a row.
+SCAN_AY_TILES = {
+    4: (((4, True, 32, 0), (2, True, 32, 0)), (1, False, 32, 0)),
+    2: (((8, True, 32, 0), (4, True, 64, 0), (2, True, 64, 8)), (2, False, 32, 0)),
+}
+#: Axis outside both innermost dimensions: (TILE, S, W, MINB), S axis steps per barrier pair;
+#: (vectorised with many blocks, with few blocks, element by element). With few blocks, float16
+#: takes 8 a multiprocessor so that one wave covers them.
+SCAN_OUTER_TILES = {
+    4: ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0)),
+    2: ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0)),
+}
+#: Staged tile across the axis (sl_scan_tile_staged), where 16-byte vectors fit both views and the
+#: device gives a block the shared memory: (TX, TY, CH, STAGES), a TX x TY tile walking the axis in
+#: chunks of CH steps, copied STAGES - 1 chunks ahead (float16 128 KiB, float32 192 KiB): loads in
+#: flight without a register each.
+SCAN_STAGED_TILES = {2: (64, 32, 16, 2), 4: (32, 32, 16, 3)}
+#: An axis of fewer chunks gains nothing from staging.
+SCAN_STAGED_MIN_CHUNKS = 2
+#: Staged blocks walk their chunks one after the other: float16 needs this many tiles a
+#: multiprocessor before staging beats the element-by-element tile; float32 is faster at any count.
+SCAN_STAGED_MIN_TILES_PER_SM = {2: 0.5, 4: 0.0}
+
+# ------------------------------------------------------------------------- scans down columns
+
+#: A columns scan takes the widest vectors that fit, or at most this many bytes where the widest
+#: would leave fewer than COLS_THREADS_PER_SM threads a multiprocessor.
+COLS_THREADS_PER_SM = 512
+COLS_FEW_VECTOR_BYTES = 8
+#: Steps each thread loads ahead; chunks of a cut axis are whole multiples of it.
+COLS_STEPS = 8
+#: Columns of vectors of at most [0] bytes along a chunk of at least [1] steps are double-buffered
+#: (the next steps loaded before the current ones are combined and stored).
+COLS_PIPELINE = (8, 128)
+#: Columns too few for a thread each (fewer than COLS_SPLIT_BELOW threads a multiprocessor, but at
+#: least 4 blocks of 32 columns a multiprocessor) along an axis of at least 8 * steps are split
+#: between the 8 warps of a block (sl_scan_cols_split): (steps, vector bytes or 0 for the columns
+#: scan's own, MINB). Float16 columns without 16-byte vectors are not split.
+COLS_SPLIT_BELOW = 2048
+COLS_SPLIT = {4: (16, 0, 0), 2: (8, 16, 2)}
+
+# --------------------------------------------------------------------------- scans along lines
+
+#: Vectors per lane per step (segments of a step) for lines of 16-byte vectors: the most that leaves
+#: each line at least LINES_MIN_LANES lanes.
+LINES_VECTORS = (4, 2, 1)
+LINES_MIN_LANES = 4
+#: Elements per lane per step of element-by-element lines.
+LINES_SCALAR = {4: 2, 2: 1}

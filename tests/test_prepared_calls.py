@@ -1,0 +1,143 @@
+"""The cached front end: a call is validated and planned once per signature, and nothing that can
+change between calls (values, buffers, flags, where ``out`` lies) is taken from the cache."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+import stridelab as sl
+from stridelab.ops import _common, _scan
+
+slice1_module = importlib.import_module("stridelab.ops.slice1")  # the package exports the function
+
+X = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
+
+
+@pytest.fixture
+def prepared(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """An empty cache, and the name of each preparation made from here on."""
+    _common.forget_prepared_calls()
+    made: list[str] = []
+    for module in (_scan, slice1_module):
+        original = module._prepare
+
+        def counting(*args, _original=original, _name=module.__name__):
+            made.append(_name.rpartition(".")[2])
+            return _original(*args)
+
+        monkeypatch.setattr(module, "_prepare", counting)
+    yield made
+    _common.forget_prepared_calls()
+
+
+def test_a_repeated_call_is_prepared_once(prepared):
+    first = sl.cumulative_summation(X, 3)
+    again = sl.cumulative_summation(X, 3)
+    assert prepared == ["_scan"]
+    assert first is not again and np.array_equal(first, again)
+    other = X * 2  # new values, same signature: computed afresh, not prepared again
+    assert sl.cumulative_summation(other, 3).tolist() == (np.cumsum(other, 3)).tolist()
+    assert prepared == ["_scan"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda: sl.cumulative_summation(X, 2),
+        lambda: sl.cumulative_summation(X, 3, direction="decreasing"),
+        lambda: sl.cumulative_summation(X, 3, exclusive=True),
+        lambda: sl.cumulative_summation(X.astype(np.float16), 3),
+        lambda: sl.cumulative_summation(X[..., ::2], 3),
+        lambda: sl.cumulative_summation(X.reshape(1, 3, 1, 4), 3),
+        lambda: sl.cumulative_product(X, 3),
+        lambda: sl.cumulative_summation(sl.StridedTensor.from_array(X), 3),
+    ],
+    ids=["axis", "direction", "exclusive", "data type", "strides", "sizes", "operator", "tensor input"],
+)
+def test_whatever_decides_the_plan_is_in_the_signature(prepared, change):
+    sl.cumulative_summation(X, 3)
+    change()
+    assert prepared == ["_scan", "_scan"]
+
+
+@pytest.mark.parametrize(
+    ("valid", "invalid", "message"),
+    [
+        ({"axis": 1}, {"axis": True}, "axis must be an integer, not bool"),
+        ({"axis": 1}, {"axis": 1.0}, "axis must be an integer, not float"),
+        ({"axis": 1, "exclusive": False}, {"axis": 1, "exclusive": 0}, "exclusive must be a bool"),
+        ({"axis": 1, "exclusive": True}, {"axis": 1, "exclusive": 1}, "exclusive must be a bool"),
+    ],
+)
+def test_values_equal_to_a_cached_parameter_are_still_checked(prepared, valid, invalid, message):
+    """``True == 1`` and ``1.0 == 1`` hash alike; the signature keeps their types apart."""
+    sl.cumulative_summation(X, **valid)
+    with pytest.raises(TypeError, match=message):
+        sl.cumulative_summation(X, **invalid)
+
+
+def test_slice_parameters_as_lists_or_tuples_share_a_preparation(prepared):
+    a = sl.slice1(X, [0, 0, 0, 1], [1, 1, 3, 3], [1, 1, 1, 2])
+    b = sl.slice1(X, (0, 0, 0, 1), (1, 1, 3, 3), (1, 1, 1, 2))
+    assert prepared == ["slice1"] and np.array_equal(a, b)
+    with pytest.raises(TypeError, match="window_offsets"):
+        sl.slice1(X, [0, 0, 0, 1.0], [1, 1, 3, 3], [1, 1, 1, 2])
+    numpy_ints = sl.slice1(X, np.array([0, 0, 0, 1]), (1, 1, 3, 3), (1, 1, 1, 2))  # accepted, prepared afresh
+    assert np.array_equal(numpy_ints, a)
+
+
+def test_a_tensor_input_reads_its_own_buffer_every_call(prepared):
+    desc = sl.TensorDesc("FLOAT32", (3, 4), (5, 1))  # padded rows
+    first = sl.StridedTensor(desc, np.arange(15, dtype=np.float32))
+    second = sl.StridedTensor(desc, np.arange(15, dtype=np.float32) * 10)
+    assert sl.cumulative_summation(first, 1).to_array()[2].tolist() == [10, 21, 33, 46]
+    assert sl.cumulative_summation(second, 1).to_array()[2].tolist() == [100, 210, 330, 460]
+    assert prepared == ["_scan"]
+
+
+def test_a_read_only_out_is_refused_after_a_cached_call():
+    _common.forget_prepared_calls()
+    out = sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (1, 1, 3, 4)))
+    sl.cumulative_summation(X, 3, out=out)
+    out.buffer.flags.writeable = False
+    with pytest.raises(sl.LayoutError, match="out buffer is read-only"):
+        sl.cumulative_summation(X, 3, out=out)
+
+
+def test_where_out_lies_is_part_of_the_signature(prepared):
+    """The same descriptions, first in separate buffers, then with out over x's own elements, then
+    exactly in place: each is decided from the addresses of that call."""
+    desc = sl.TensorDesc("FLOAT32", (2, 4))
+    transposed = sl.TensorDesc("FLOAT32", (2, 4), (1, 2))
+    x = sl.StridedTensor(desc, np.arange(8, dtype=np.float32))
+    sl.cumulative_summation(x, 1, out=sl.StridedTensor.empty(transposed))
+    clash = sl.StridedTensor(transposed, x.buffer)  # the same memory, another order
+    with pytest.raises(sl.LayoutError, match="is x element"):
+        sl.cumulative_summation(x, 1, out=clash)
+    assert x.buffer.tolist() == list(range(8))
+    assert sl.cumulative_summation(x, 1, out=x) is x
+    assert x.buffer.tolist() == [0, 1, 3, 6, 4, 9, 15, 22]
+    assert prepared == ["_scan", "_scan", "_scan"]
+
+
+def test_interleaved_outputs_are_prepared_once_per_distance():
+    _common.forget_prepared_calls()
+    buffer = np.zeros(16, np.float32)
+    evens = sl.StridedTensor(sl.TensorDesc("FLOAT32", (8,), (2,)), buffer)
+    odds = sl.StridedTensor(sl.TensorDesc("FLOAT32", (8,), (2,)), buffer[1:])
+    evens.view()[...] = np.arange(8)
+    sl.cumulative_summation(evens, 0, out=odds)
+    sl.cumulative_summation(evens, 0, out=odds)
+    assert buffer[1::2].tolist() == [0, 1, 3, 6, 10, 15, 21, 28]
+    assert len(_common._prepared) == 1
+
+
+def test_the_cache_starts_over_when_full(monkeypatch):
+    _common.forget_prepared_calls()
+    monkeypatch.setattr(_common, "CACHE_SIZE", 3)
+    for axis in range(4):
+        sl.cumulative_summation(X, axis)
+    assert len(_common._prepared) == 1
