@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 SHAPE = (16, 64, 256, 256)
+SMALL = (1, 1, 3, 4)  # the host-time column's tensor: so small that only the host's work counts
 AXES = "NCHW"
 
 
@@ -158,18 +159,24 @@ def sector_bytes(view) -> int:
     return int(sectors) * 32
 
 
-def check_scan(result, x, axis: int) -> None:
-    """``result`` (logical view) is the running sum of ``x`` along ``axis`` within the float bound
-    of tests/test_gpu_backend.py, against a float64 sum."""
+def check_scan(result, x, axis: int, product: bool = False) -> None:
+    """``result`` (logical view) is the running sum (or product) of ``x`` along ``axis`` within the
+    float bounds of tests/test_gpu_backend.py, against a float64 reference."""
     cupy = _cupy()
-    ref = cupy.cumsum(x.astype(cupy.float64), axis=axis)
+    wide = x.astype(cupy.float64)
     terms = cupy.arange(1, x.shape[axis] + 1, dtype=cupy.float64).reshape([-1 if i == axis else 1 for i in range(4)])
-    bound = 2 * terms * 2.0**-24 * cupy.cumsum(cupy.abs(x.astype(cupy.float64)), axis=axis)
+    if product:
+        ref = cupy.cumprod(wide, axis=axis)
+        bound = 2 * terms * 2.0**-24 * cupy.abs(ref)
+    else:
+        ref = cupy.cumsum(wide, axis=axis)
+        bound = 2 * terms * 2.0**-24 * cupy.cumsum(cupy.abs(wide), axis=axis)
     if result.dtype == cupy.float16:  # one float16 spacing of the result: 2**(exponent - 10), subnormals 2**-24
         bound += 2.0 ** (cupy.floor(cupy.log2(cupy.maximum(cupy.abs(ref), 2.0**-14))) - 10)
     bad = int(cupy.count_nonzero(~(cupy.abs(result.astype(cupy.float64) - ref) <= bound)))
     if bad:
-        raise AssertionError(f"{bad} values of the cumulative summation along axis {axis} are off")
+        what = "product" if product else "summation"
+        raise AssertionError(f"{bad} values of the cumulative {what} along axis {axis} are off")
 
 
 def check_equal(result, expected, what: str) -> None:
@@ -183,17 +190,25 @@ def nhwc(base):
 
 
 class Table:
-    def __init__(self, copy_gbps: dict[str, float]):
+    def __init__(self, copy_gbps: dict[str, float], copy_call_gbps: dict[str, float]):
         self.rows: list[tuple] = []
         self.copy_gbps = copy_gbps
+        self.copy_call_gbps = copy_call_gbps
 
-    def add(self, op, dtype, layout_in, layout_out, params, ms, call, traffic, cupy_ms=None, torch_ms=None):
+    def add(self, op, dtype, layout_in, layout_out, params, ms, call, host, traffic, cupy_ms=None, torch_ms=None):
         """One row: ``ms`` the device time, ``call`` the time of one call on an idle GPU, the
-        CuPy and PyTorch equivalents' device times (milliseconds); ``traffic`` in bytes."""
+        CuPy and PyTorch equivalents' device times (milliseconds); ``host`` the host's microseconds
+        to issue the same call on a (1, 1, 3, 4) tensor; ``traffic`` in bytes."""
         gbps = traffic / (ms * 1e-3) / 1e9
-        print(f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us device, {call * 1e3:.1f} us call")
+        print(
+            f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us device, "
+            f"{call * 1e3:.1f} us call, {host:.1f} us host (small)"
+        )
         share = gbps / self.copy_gbps[dtype]
-        self.rows.append((op, dtype, layout_in, layout_out, params, ms, call, gbps, share, cupy_ms, torch_ms))
+        end_to_end = traffic / (call * 1e-3) / 1e9 / self.copy_call_gbps[dtype]
+        self.rows.append(
+            (op, dtype, layout_in, layout_out, params, ms, call, host, gbps, share, end_to_end, cupy_ms, torch_ms)
+        )
 
     def render(self, markdown: bool) -> str:
         head = (
@@ -204,17 +219,20 @@ class Table:
             "params",
             "device us",
             "call us",
+            "host us (1,1,3,4)",
             "GB/s (device)",
             "of copy (device)",
+            "end-to-end of copy",
             "cupy device us",
             "x cupy",
             "torch device us",
             "x torch",
         )
         lines = []
-        for op, dt, li, lo, params, ms, call, gbps, share, cms, tms in self.rows:
+        for op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms in self.rows:
             lines.append((
-                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{gbps:.0f}", f"{share:.0%}",
+                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{host:.1f}", f"{gbps:.0f}",
+                f"{share:.0%}", f"{e2e:.0%}",
                 "-" if cms is None else f"{cms * 1e3:.1f}", "-" if cms is None else f"{cms / ms:.1f}",
                 "-" if tms is None else f"{tms * 1e3:.1f}", "-" if tms is None else f"{tms / ms:.1f}",
             ))  # fmt: skip
@@ -227,26 +245,72 @@ class Table:
         return "\n".join(fmt.format(*row) for row in [head, *lines])
 
     def json_rows(self) -> list[dict]:
-        """The rows as objects: times in microseconds and GB/s to 0.1, ``of_copy`` a fraction."""
+        """The rows as objects: times in microseconds and GB/s to 0.1, ``of_copy`` and
+        ``end_to_end_of_copy`` fractions."""
 
         def us(ms):
             return None if ms is None else round(ms * 1e3, 1)
 
         return [
             {"operator": op, "dtype": dt, "input": li, "output": lo, "params": params, "device_us": us(ms),
-             "call_us": us(call), "gbps": round(gbps, 1), "of_copy": round(share, 3), "cupy_device_us": us(cms),
+             "call_us": us(call), "host_us_small": round(host, 1), "gbps": round(gbps, 1),
+             "of_copy": round(share, 3), "end_to_end_of_copy": round(e2e, 3), "cupy_device_us": us(cms),
              "torch_device_us": us(tms)}
-            for op, dt, li, lo, params, ms, call, gbps, share, cms, tms in self.rows
+            for op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms in self.rows
         ]  # fmt: skip
 
 
-def copy_bandwidth(nbytes: int, reps: int) -> float:
-    """GB/s of a device-to-device copy of ``nbytes`` (bytes read + bytes written, over the time)."""
+def copy_bandwidth(nbytes: int, reps: int) -> tuple[float, float]:
+    """GB/s of a device-to-device copy of ``nbytes`` (bytes read + bytes written, over the time):
+    by device time, and by the time of one call on an idle GPU."""
     cupy = _cupy()
     a = cupy.ones(nbytes, dtype=cupy.uint8)
     b = cupy.empty_like(a)
-    ms = device_ms(lambda: cupy.copyto(b, a), reps)
-    return 2 * nbytes / (ms * 1e-3) / 1e9
+    copy = lambda: cupy.copyto(b, a)  # noqa: E731
+    return 2 * nbytes / (device_ms(copy, reps) * 1e-3) / 1e9, 2 * nbytes / (call_ms(copy, reps) * 1e-3) / 1e9
+
+
+def host_us(fn, calls: int = 1000) -> float:
+    """Median microseconds the host takes to issue one call of ``fn`` (no synchronisation), after
+    warm-up calls; for small tensors, whose kernels finish long before the launch queue fills."""
+    cupy = _cupy()
+    for _ in range(20):
+        fn()
+    times = []
+    for i in range(calls):
+        if i % 100 == 0:
+            cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    cupy.cuda.Device().synchronize()
+    return statistics.median(times) * 1e6
+
+
+class Operands:
+    """The inputs and outputs of every row, at one shape: a packed tensor of normal values, the
+    same values channels-last, factors near 1 for products (packed and channels-last), and NHWC
+    and NCHW outputs."""
+
+    def __init__(self, name: str, shape: tuple[int, ...]):
+        import stridelab as sl
+
+        cupy, torch = _cupy(), _torch()
+        rng = cupy.random.default_rng(0)
+        self.packed = rng.standard_normal(shape, dtype=cupy.float32).astype(name.lower())
+        self.nhwc = nhwc(cupy.ascontiguousarray(self.packed.transpose(0, 2, 3, 1)))
+        factors = rng.uniform(0.9, 1.1, shape, dtype=cupy.float32).astype(name.lower())
+        self.factors = {"NCHW": factors, "NHWC": nhwc(cupy.ascontiguousarray(factors.transpose(0, 2, 3, 1)))}
+        self.out_nhwc = sl.StridedTensor.empty(sl.TensorDesc(name, shape, sl.layout_strides("NHWC", shape)), cupy)
+        self.out_nchw = sl.StridedTensor.empty(sl.TensorDesc(name, shape), cupy)
+        self.torch = torch
+        if torch:
+            self.tpacked = torch.as_tensor(self.packed, device="cuda")
+            self.tlast = self.tpacked.contiguous(memory_format=torch.channels_last)
+
+    def inputs(self):
+        return (("NCHW", self.packed, self.tpacked if self.torch else None),
+                ("NHWC", self.nhwc, self.tlast if self.torch else None))  # fmt: skip
 
 
 def bench_dtype(table: Table, name: str, reps: int) -> None:
@@ -254,62 +318,80 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
 
     cupy, torch = _cupy(), _torch()
     dtype = np.dtype(name.lower())
-    rng = cupy.random.default_rng(0)
-    packed = rng.standard_normal(SHAPE, dtype=cupy.float32).astype(dtype)
-    channels_last = cupy.ascontiguousarray(packed.transpose(0, 2, 3, 1))
-    total = packed.nbytes
-    tpacked = torch.as_tensor(packed, device="cuda") if torch else None
-    tlast = tpacked.contiguous(memory_format=torch.channels_last) if torch else None
-    nhwc_desc = sl.TensorDesc(name, SHAPE, sl.layout_strides("NHWC", SHAPE))
-    out_nhwc = sl.StridedTensor.empty(nhwc_desc, cupy)
+    big, small = Operands(name, SHAPE), Operands(name, SMALL)
+    total = big.packed.nbytes
 
-    for layout_in, x, tx in (("NCHW", packed, tpacked), ("NHWC", nhwc(channels_last), tlast)):
+    def row(op, layout_in, layout_out, params, call, traffic, cupy_fn=None, torch_fn=None):
+        """Time ``call(operands)`` on the big tensor (device and one call) and on the small one (host)."""
+        ours = lambda: call(big)  # noqa: E731
+        ms, one = device_ms(ours, reps), call_ms(ours, reps)
+        host = host_us(lambda: call(small))
+        cms = device_ms(cupy_fn, reps) if cupy_fn else None
+        tms = device_ms(torch_fn, reps) if torch_fn else None
+        table.add(op, name, layout_in, layout_out, params, ms, one, host, traffic, cms, tms)
+
+    for index, (layout_in, x, tx) in enumerate(big.inputs()):
         for axis in range(4):
             check_scan(sl.cumulative_summation(x, axis), x, axis)
-            ours = lambda x=x, axis=axis: sl.cumulative_summation(x, axis)  # noqa: E731
-            ms, call = device_ms(ours, reps), call_ms(ours, reps)
-            cms = device_ms(lambda x=x, axis=axis: cupy.cumsum(x, axis=axis), reps)
-            tms = device_ms(lambda tx=tx, axis=axis: torch.cumsum(tx, dim=axis), reps) if torch else None
-            label = f"axis {AXES[axis]}"
-            table.add("cumulative_summation", name, layout_in, "NCHW (new)", label, ms, call, 2 * total, cms, tms)
+            row(
+                "cumulative_summation", layout_in, "NCHW (new)", f"axis {AXES[axis]}",
+                lambda o, index=index, axis=axis: sl.cumulative_summation(o.inputs()[index][1], axis), 2 * total,
+                lambda x=x, axis=axis: cupy.cumsum(x, axis=axis),
+                (lambda tx=tx, axis=axis: torch.cumsum(tx, dim=axis)) if torch else None,
+            )  # fmt: skip
         for axis in range(4):
-            check_scan(sl.cumulative_summation(x, axis, out=out_nhwc).view(), x, axis)
-            ours = lambda x=x, axis=axis: sl.cumulative_summation(x, axis, out=out_nhwc)  # noqa: E731
-            ms, call = device_ms(ours, reps), call_ms(ours, reps)
-            table.add("cumulative_summation", name, layout_in, "NHWC", f"axis {AXES[axis]}", ms, call, 2 * total)
+            check_scan(sl.cumulative_summation(x, axis, out=big.out_nhwc).view(), x, axis)
+            row(
+                "cumulative_summation", layout_in, "NHWC", f"axis {AXES[axis]}",
+                lambda o, index=index, axis=axis: sl.cumulative_summation(o.inputs()[index][1], axis, out=o.out_nhwc),
+                2 * total,
+            )  # fmt: skip
+
+    for layout_in in ("NCHW", "NHWC"):
+        x = big.factors[layout_in]
+        for axis in range(4):
+            check_scan(sl.cumulative_product(x, axis), x, axis, product=True)
+            row(
+                "cumulative_product", layout_in, "NCHW (new)", f"axis {AXES[axis]}",
+                lambda o, layout_in=layout_in, axis=axis: sl.cumulative_product(o.factors[layout_in], axis),
+                2 * total, lambda x=x, axis=axis: cupy.cumprod(x, axis=axis),
+            )  # fmt: skip
+        for axis in range(4):
+            check_scan(sl.cumulative_product(x, axis, out=big.out_nhwc).view(), x, axis, product=True)
+            row(
+                "cumulative_product", layout_in, "NHWC", f"axis {AXES[axis]}",
+                lambda o, layout_in=layout_in, axis=axis: sl.cumulative_product(
+                    o.factors[layout_in], axis, out=o.out_nhwc
+                ),
+                2 * total,
+            )  # fmt: skip
 
     for strides in ((1, 2, 2, -2), (1, 1, 1, -1)):
         windows = tuple(slice(None, None, s) for s in strides)
-        view = packed[windows]
+        view = big.packed[windows]
         traffic = sector_bytes(view) + view.size * dtype.itemsize
-
-        def run(strides=strides):
-            return sl.slice1(packed, (0, 0, 0, 0), SHAPE, strides)
-
-        check_equal(run(), view, f"slice1 {strides}")
-        ms, call = device_ms(run, reps), call_ms(run, reps)
-        cms = device_ms(lambda view=view: cupy.ascontiguousarray(view), reps)
-        tms = None
+        check_equal(sl.slice1(big.packed, (0, 0, 0, 0), SHAPE, strides), view, f"slice1 {strides}")
+        torch_fn = None
         if torch and all(s > 0 for s in strides):
-            tview = tpacked[:, :: strides[1], :: strides[2], :: strides[3]]
-            tms = device_ms(lambda tview=tview: tview.contiguous(), reps)
-        label = "strides (" + ",".join(str(s) for s in strides) + ")"
-        table.add("slice1", name, "NCHW", "NCHW (new)", label, ms, call, traffic, cms, tms)
+            tview = big.tpacked[:, :: strides[1], :: strides[2], :: strides[3]]
+            torch_fn = lambda tview=tview: tview.contiguous()  # noqa: E731
+        row(
+            "slice1", "NCHW", "NCHW (new)", "strides (" + ",".join(str(s) for s in strides) + ")",
+            lambda o, strides=strides: sl.slice1(o.packed, (0, 0, 0, 0), o.packed.shape, strides), traffic,
+            lambda view=view: cupy.ascontiguousarray(view), torch_fn,
+        )  # fmt: skip
 
-    out_nchw = sl.StridedTensor.empty(sl.TensorDesc(name, SHAPE), cupy)
     cases = (
-        ("NCHW", packed, out_nhwc, "NHWC", lambda: cupy.ascontiguousarray(packed.transpose(0, 2, 3, 1)),
-         (lambda: tpacked.contiguous(memory_format=torch.channels_last)) if torch else None),
-        ("NHWC", nhwc(channels_last), out_nchw, "NCHW", lambda: cupy.ascontiguousarray(nhwc(channels_last)),
-         (lambda: tlast.contiguous()) if torch else None),
+        ("NCHW", "NHWC", lambda o: sl.element_wise_identity(o.packed, o.out_nhwc),
+         lambda: cupy.ascontiguousarray(big.packed.transpose(0, 2, 3, 1)),
+         (lambda: big.tpacked.contiguous(memory_format=torch.channels_last)) if torch else None),
+        ("NHWC", "NCHW", lambda o: sl.element_wise_identity(o.nhwc, o.out_nchw),
+         lambda: cupy.ascontiguousarray(big.nhwc), (lambda: big.tlast.contiguous()) if torch else None),
     )  # fmt: skip
-    for layout_in, x, out, layout_out, cupy_fn, torch_fn in cases:
-        check_equal(sl.element_wise_identity(x, out).view(), x, f"element_wise_identity {layout_in}")
-        ours = lambda x=x, out=out: sl.element_wise_identity(x, out)  # noqa: E731
-        ms, call = device_ms(ours, reps), call_ms(ours, reps)
-        cms = device_ms(cupy_fn, reps)
-        tms = device_ms(torch_fn, reps) if torch_fn else None
-        table.add("element_wise_identity", name, layout_in, layout_out, "", ms, call, 2 * total, cms, tms)
+    for layout_in, layout_out, call, cupy_fn, torch_fn in cases:
+        x = big.packed if layout_in == "NCHW" else big.nhwc
+        check_equal(call(big).view(), x, f"element_wise_identity {layout_in}")
+        row("element_wise_identity", layout_in, layout_out, "", call, 2 * total, cupy_fn, torch_fn)
 
 
 def small_call_us(calls: int = 2000) -> tuple[float, float]:
@@ -370,14 +452,19 @@ def main(argv=None) -> None:
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     device = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     elements = int(np.prod(SHAPE))
-    copy_gbps = {
+    copies = {
         name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in ("FLOAT32", "FLOAT16")
     }
-    table = Table(copy_gbps)
+    copy_gbps = {name: device for name, (device, _) in copies.items()}
+    copy_call_gbps = {name: call for name, (_, call) in copies.items()}
+    table = Table(copy_gbps, copy_call_gbps)
     for name in ("FLOAT32", "FLOAT16"):
         bench_dtype(table, name, args.reps)
-    copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in copy_gbps}
+    copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps)[0] for name in copies}
     issue_us, ready_us = small_call_us()
+    small = cupy.ones(SMALL, dtype=cupy.float32)
+    small_to = cupy.empty_like(small)
+    copyto_us = host_us(lambda: cupy.copyto(small_to, small))
     spin = _spin()
     today = datetime.date.today()
     print(f"device: {device}; date: {today}; shape {SHAPE}; median of {args.reps} runs")
@@ -388,13 +475,17 @@ def main(argv=None) -> None:
     )
     print("copy (device to device, same bytes): " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_gbps.items()))
     print(
+        "the same copy, one call on an idle GPU (the end-to-end column's reference): "
+        + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_call_gbps.items())
+    )
+    print(
         "the same copy again after the table (not used): "
         + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_after.items())
     )
     print(table.render(args.markdown))
     print(
         f"(1, 1, 3, 4) cumulative_summation wall time: {issue_us:.1f} us to issue, "
-        f"{ready_us:.1f} us with the result ready"
+        f"{ready_us:.1f} us with the result ready; cupy.copyto of the same array: {copyto_us:.1f} us to issue"
     )
     if args.json is not None:
         result = {
@@ -404,8 +495,9 @@ def main(argv=None) -> None:
             "shape": list(SHAPE),
             "reps": args.reps,
             "copy_gbps": {k: round(v, 1) for k, v in copy_gbps.items()},
+            "copy_call_gbps": {k: round(v, 1) for k, v in copy_call_gbps.items()},
             "rows": table.json_rows(),
-            "small_call_us": {"issue": round(issue_us, 1), "ready": round(ready_us, 1)},
+            "small_call_us": {"issue": round(issue_us, 1), "ready": round(ready_us, 1), "copyto": round(copyto_us, 1)},
         }
         args.json.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="ascii")
 

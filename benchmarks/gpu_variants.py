@@ -1,12 +1,12 @@
 """Measure launch-plan variants of the scans on the rows of ``benchmarks/gpu.py`` that miss their
-targets, in one run, before choosing the planner's constants in ``stridelab/ops/_cupy_plan.py``.
+targets, in one run, before choosing the planner's constants in ``stridelab/ops/cupy/tuning.py``.
 
     PYTHONPATH=src python3 benchmarks/gpu_variants.py [--reps 10]
 
-Each variant changes planner constants (tiles of the scans across and along the axis, vectors of
-the strided slice) for the run; the extra template instantiations
-it needs are added to the kernels compiled. Every variant's result is checked (scans against a
-float64 sum, slices against CuPy's) before it is timed (device time, as in ``benchmarks/gpu.py``).
+Each variant changes the scan planner's constants (tiles of the scans across and along the axis,
+the split columns) for the run; the template instantiations it names are compiled on first use.
+Every variant's result is checked (scans against a float64 sum, slices against CuPy's) before it
+is timed (device time, as in ``benchmarks/gpu.py``).
 With --profile, then a profile of the host's cost of small calls.
 """
 
@@ -46,10 +46,6 @@ ROWS = [
 SLICES: list = []
 
 
-def _names(plans) -> tuple[set[str], set[str]]:
-    return set(plans._scan_kernels()), set(plans._copy_kernels())
-
-
 def _apply(plans, variant: dict, saved: dict) -> None:
     """Set a variant's constants; a dictionary changes only the element sizes it names."""
     for k, v in variant.items():
@@ -66,19 +62,16 @@ def main() -> None:
     import cupy
 
     import stridelab as sl
-    from stridelab.ops import _cupy
-    from stridelab.ops import _cupy_plan as plans
+    from stridelab.ops._common import forget_prepared_calls
+    from stridelab.ops.cupy import backend
+    from stridelab.ops.cupy import scan_plan as plans
+
+    def forget_plans() -> None:
+        backend._plan_scan.cache_clear()
+        backend._plan_copy.cache_clear()
+        forget_prepared_calls()
 
     saved = {k: getattr(plans, k) for v in variants.values() for k in v}
-    scans, copies = _names(plans)
-    for variant in variants.values():
-        _apply(plans, variant, saved)
-        more = _names(plans)
-        scans, copies = scans | more[0], copies | more[1]
-        for k in variant:
-            setattr(plans, k, saved[k])
-    _cupy._FAMILIES["scan"] = tuple(sorted(scans))
-    _cupy._FAMILIES["copy"] = tuple(sorted(copies))
 
     elements = int(np.prod(SHAPE))
     copy = {n: copy_bandwidth(elements * np.dtype(n.lower()).itemsize, args.reps) for n in ("FLOAT32", "FLOAT16")}
@@ -92,8 +85,7 @@ def main() -> None:
     results: dict[str, list[str]] = {}
     for vname, variant in variants.items():
         _apply(plans, variant, saved)
-        _cupy._plan_scan.cache_clear()
-        _cupy._plan_copy.cache_clear()
+        forget_plans()
         cells = []
         for n, li, lo, axis in ROWS:
             x = inputs[n, li]
@@ -118,8 +110,7 @@ def main() -> None:
         print(vname, " | ".join(cells), flush=True)
         for k in variant:
             setattr(plans, k, saved[k])
-    _cupy._plan_scan.cache_clear()
-    _cupy._plan_copy.cache_clear()
+    forget_plans()
 
     print("\ncopy GB/s:", {k: round(v) for k, v in copy.items()})
     head = [f"{n[-2:]} {li}>{lo} {AXES[a]}" for n, li, lo, a in ROWS]
