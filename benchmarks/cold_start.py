@@ -49,8 +49,8 @@ from stridelab.ops._precompile import kernel_names
 from stridelab.ops.cupy import backend
 from stridelab.ops.cupy.geometry import KERNEL_FILES, template_of
 start = time.perf_counter()
-names = [n for n in kernel_names(OPERATORS) if KERNEL_FILES[template_of(n)] == "FILE"]
-module = cupy.RawModule(code=backend._source("FILE"), options=backend._NVRTC_OPTIONS, name_expressions=names)
+names = [n for n in kernel_names(@OPERATORS@) if KERNEL_FILES[template_of(n)] == "@FILE@"]
+module = cupy.RawModule(code=backend._source("@FILE@"), options=backend._NVRTC_OPTIONS, name_expressions=names)
 module.get_function(names[0])
 print(json.dumps([time.perf_counter() - start, len(names)]))
 """
@@ -79,7 +79,7 @@ def main() -> None:
         ("scan_tiles.cu", ["cumulative_summation"]),
         ("copy.cu", ["slice1"]),
     ):
-        seconds, count = fresh(_WHOLE.replace("FILE", file).replace("OPERATORS", repr(operators)))
+        seconds, count = fresh(_WHOLE.replace("@FILE@", file).replace("@OPERATORS@", repr(operators)))
         print(f"| {file} ({operators[0]}) | {seconds:.2f} | {count} |")
 
 

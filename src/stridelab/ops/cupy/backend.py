@@ -240,7 +240,7 @@ def _check(src: BufferView, dst: BufferView) -> None:
 
 
 def _on_device(device_id: int, run, *args) -> None:
-    import cupy
+    import cupy  # already imported: the buffers are cupy arrays
 
     if cupy.cuda.runtime.getDevice() == device_id:
         run(*args)

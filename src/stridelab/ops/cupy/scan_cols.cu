@@ -161,13 +161,13 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_cols_split(const cha
             P v[R];
 #pragma unroll
             for (int q = 0; q < R; ++q)
-                v[q] = (live && k0 + q < g.na) ? *reinterpret_cast<const P*>(ps + q * g.sa) : sl_pad_pack<K, V>();
+                v[q] = (live && k0 + q < g.na) ? *reinterpret_cast<const P*>(ps + q * g.sa) : P{};
             A tot[V];
 #pragma unroll
             for (int j = 0; j < V; ++j) {
                 tot[j] = K::identity();
 #pragma unroll
-                for (int q = 0; q < R; ++q) tot[j] = K::op(tot[j], K::in(v[q].v[j]));  // K::pad() past the axis
+                for (int q = 0; q < R; ++q) tot[j] = K::op(tot[j], K::in(v[q].v[j]));  // zeros past the axis
                 totals[warp][j][lane] = tot[j];
             }
             __syncthreads();

@@ -17,15 +17,16 @@
 // value starts at K::identity() (for sums -0.0, the identity of IEEE addition: the first tally is
 // the first element, a -0.0 included, as in np.cumsum); an exclusive scan writes K::first() first
 // (Geo.exclusive == 1: +0 for sums, 1 for products) or, for the chunk totals of a long axis, the
-// identity (Geo.exclusive == 2). Loads past the end of an axis read K::pad(), whose value leaves a
-// combination unchanged, so partial totals never see them.
+// identity (Geo.exclusive == 2). Loads past the end of an axis read zeros, for every operator: the
+// values they pad come after every element of the line in scan order, so they reach no written
+// value, only the tally of a line's last chunk, which no later chunk uses (an exclusive scan of
+// the chunk totals leaves each chunk's own total out).
 
 // Storage traits.
 struct F32 {
     typedef float T;
     typedef float A;
     static constexpr bool PAIRS = false;
-    static __device__ __forceinline__ T one() { return 1.0f; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
 };
@@ -33,7 +34,6 @@ struct F16 {  // stored as its 16 bits
     typedef unsigned short T;
     typedef float A;
     static constexpr bool PAIRS = true;  // out2: two values rounded by one instruction
-    static __device__ __forceinline__ T one() { return 0x3c00; }
     static __device__ __forceinline__ A in(T v) {
         float f;
         asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
@@ -59,7 +59,6 @@ struct U32 {
     typedef unsigned int T;
     typedef unsigned int A;
     static constexpr bool PAIRS = false;
-    static __device__ __forceinline__ T one() { return 1u; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return a; }
 };
@@ -67,25 +66,22 @@ struct U16 {
     typedef unsigned short T;
     typedef unsigned int A;
     static constexpr bool PAIRS = false;
-    static __device__ __forceinline__ T one() { return 1; }
     static __device__ __forceinline__ A in(T v) { return v; }
     static __device__ __forceinline__ T out(A a) { return (unsigned short)a; }
 };
 
-// Operator traits: the identity of the running value, the first value of an exclusive scan,
-// the stored value that pads a load past the axis, and how two values combine.
+// Operator traits: the identity of the running value, the first value of an exclusive scan, and
+// how two values combine.
 struct Sum {
     template <typename S> static __device__ __forceinline__ typename S::A identity() {
         return typename S::A(0) * typename S::A(-1);  // -0.0 for floats, 0 for integers
     }
     template <typename S> static __device__ __forceinline__ typename S::A first() { return typename S::A(0); }
-    template <typename S> static __device__ __forceinline__ typename S::T pad() { return typename S::T(0); }
     template <typename A> static __device__ __forceinline__ A combine(A a, A b) { return a + b; }
 };
 struct Product {
     template <typename S> static __device__ __forceinline__ typename S::A identity() { return typename S::A(1); }
     template <typename S> static __device__ __forceinline__ typename S::A first() { return typename S::A(1); }
-    template <typename S> static __device__ __forceinline__ typename S::T pad() { return S::one(); }
     template <typename A> static __device__ __forceinline__ A combine(A a, A b) { return a * b; }
 };
 
@@ -96,18 +92,8 @@ struct Scan : S {
     typedef typename S::A A;
     static __device__ __forceinline__ A identity() { return O::template identity<S>(); }
     static __device__ __forceinline__ A first() { return O::template first<S>(); }
-    static __device__ __forceinline__ T pad() { return O::template pad<S>(); }
     static __device__ __forceinline__ A op(A a, A b) { return O::combine(a, b); }
 };
-
-// V stored values that leave a combination unchanged.
-template <typename K, int V>
-__device__ __forceinline__ Pack<typename K::T, V> sl_pad_pack() {
-    Pack<typename K::T, V> p;
-#pragma unroll
-    for (int j = 0; j < V; ++j) p.v[j] = K::pad();
-    return p;
-}
 
 // Inclusive scan of tot over segments of L consecutive lanes (p = position in the segment; L a
 // power of two, at most MAXL): excl combines the segment's earlier lanes, seg the segment's
@@ -154,7 +140,7 @@ __device__ __forceinline__ Pack<typename K::T, V> sl_round(const typename K::A (
     }
 }
 
-// Group of V consecutive axis elements starting at k, as stored, K::pad() past k1: V == 1, one
+// Group of V consecutive axis elements starting at k, as stored, zeros past k1: V == 1, one
 // element at stride sa; V > 1, |stride| == 1 and one aligned vector, in memory order (REV: stride
 // -1, the vector ending at element k, so element j of the group is v[V - 1 - j]). The group stays
 // in its storage type until it is scanned, so a lane's loads in flight take as few registers as the
@@ -165,10 +151,10 @@ __device__ __forceinline__ Pack<typename K::T, V> sl_load_group(const typename K
                                                                 long long k1, long long sa) {
     typedef Pack<typename K::T, V> P;
     if constexpr (V == 1) {
-        return k < k1 ? P{{src[so + k * sa]}} : sl_pad_pack<K, 1>();
+        return k < k1 ? P{{src[so + k * sa]}} : P{};
     } else {
         typedef typename Words<sizeof(P)>::type W;
-        W w = sl_bits<W>(sl_pad_pack<K, V>());
+        W w{};
         if (k < k1) w = *reinterpret_cast<const W*>(src + (REV ? so - k - (V - 1) : so + k));
         return sl_bits<P>(w);
     }

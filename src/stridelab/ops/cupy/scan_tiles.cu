@@ -54,14 +54,14 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
                         v = *reinterpret_cast<const P*>(ps + r * RPI * g.sy);
                     } else {
 #pragma unroll
-                        for (int e = 0; e < E; ++e) v.v[e] = K::pad();
+                        for (int e = 0; e < E; ++e) v.v[e] = T(0);
                     }
 #pragma unroll
                     for (int e = 0; e < E; ++e) x[r][e] = K::in(v.v[e]);
                 } else {
 #pragma unroll
                     for (int e = 0; e < E; ++e)
-                        x[r][e] = (in && a0 + p * E + e < g.na) ? K::in(ps[r * RPI * g.sy + e * g.sa]) : K::in(K::pad());
+                        x[r][e] = (in && a0 + p * E + e < g.na) ? K::in(ps[r * RPI * g.sy + e * g.sa]) : A(0);
                 }
             }
 #pragma unroll
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
                     v[q] = *reinterpret_cast<const Pack<T, W>*>(ps + q * ROWS * g.sa);
                 } else {
 #pragma unroll
-                    for (int j = 0; j < W; ++j) v[q].v[j] = K::pad();
+                    for (int j = 0; j < W; ++j) v[q].v[j] = T(0);
                 }
             }
 #pragma unroll
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_an(const char* 
                         v[s][q] = *reinterpret_cast<const P*>(ps + s * g.sa + q * ps_step);
                     } else {
 #pragma unroll
-                        for (int j = 0; j < W; ++j) v[s][q].v[j] = K::pad();
+                        for (int j = 0; j < W; ++j) v[s][q].v[j] = T(0);
                     }
                 }
             }
