@@ -190,22 +190,26 @@ def nhwc(base):
 
 
 class Table:
-    def __init__(self, copy_gbps: dict[str, float], copy_call_gbps: dict[str, float]):
+    def __init__(self, copy_gbps: dict[str, float]):
         self.rows: list[tuple] = []
         self.copy_gbps = copy_gbps
-        self.copy_call_gbps = copy_call_gbps
 
-    def add(self, op, dtype, layout_in, layout_out, params, ms, call, host, traffic, cupy_ms=None, torch_ms=None):
-        """One row: ``ms`` the device time, ``call`` the time of one call on an idle GPU, the
-        CuPy and PyTorch equivalents' device times (milliseconds); ``host`` the host's microseconds
-        to issue the same call on a (1, 1, 3, 4) tensor; ``traffic`` in bytes."""
+    def add(
+        self, op, dtype, layout_in, layout_out, params, ms, call, host, traffic, copy_call, cupy_ms=None, torch_ms=None
+    ):
+        """One row: ``ms`` the device time, ``call`` the time of one call on an idle GPU,
+        ``copy_call`` that of one cupy.copyto call moving ``traffic`` bytes (read plus written),
+        the CuPy and PyTorch equivalents' device times (milliseconds); ``host`` (the host's
+        microseconds to issue the same call on a (1, 1, 3, 4) tensor, and cupy.copyto's on that
+        tensor, measured alternately)."""
         gbps = traffic / (ms * 1e-3) / 1e9
+        ours, copyto = host
         print(
             f"  {op} {dtype} {layout_in}->{layout_out} {params}: {ms * 1e3:.1f} us device, "
-            f"{call * 1e3:.1f} us call, {host:.1f} us host (small)"
+            f"{call * 1e3:.1f} us call, {ours:.1f} us host (small; cupy.copyto {copyto:.1f} us)"
         )
         share = gbps / self.copy_gbps[dtype]
-        end_to_end = traffic / (call * 1e-3) / 1e9 / self.copy_call_gbps[dtype]
+        end_to_end = copy_call / call
         self.rows.append(
             (op, dtype, layout_in, layout_out, params, ms, call, host, gbps, share, end_to_end, cupy_ms, torch_ms)
         )
@@ -220,6 +224,7 @@ class Table:
             "device us",
             "call us",
             "host us (1,1,3,4)",
+            "x copyto host",
             "GB/s (device)",
             "of copy (device)",
             "end-to-end of copy",
@@ -231,7 +236,8 @@ class Table:
         lines = []
         for op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms in self.rows:
             lines.append((
-                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{host:.1f}", f"{gbps:.0f}",
+                op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{host[0]:.1f}",
+                f"{host[0] / host[1]:.2f}", f"{gbps:.0f}",
                 f"{share:.0%}", f"{e2e:.0%}",
                 "-" if cms is None else f"{cms * 1e3:.1f}", "-" if cms is None else f"{cms / ms:.1f}",
                 "-" if tms is None else f"{tms * 1e3:.1f}", "-" if tms is None else f"{tms / ms:.1f}",
@@ -246,45 +252,62 @@ class Table:
 
     def json_rows(self) -> list[dict]:
         """The rows as objects: times in microseconds and GB/s to 0.1, ``of_copy`` and
-        ``end_to_end_of_copy`` fractions."""
+        ``end_to_end_of_copy`` fractions (the latter: a copy call moving the row's bytes, over
+        the row's call)."""
 
         def us(ms):
             return None if ms is None else round(ms * 1e3, 1)
 
         return [
             {"operator": op, "dtype": dt, "input": li, "output": lo, "params": params, "device_us": us(ms),
-             "call_us": us(call), "host_us_small": round(host, 1), "gbps": round(gbps, 1),
+             "call_us": us(call), "host_us_small": round(host[0], 1), "copyto_host_us_small": round(host[1], 1),
+             "gbps": round(gbps, 1),
              "of_copy": round(share, 3), "end_to_end_of_copy": round(e2e, 3), "cupy_device_us": us(cms),
              "torch_device_us": us(tms)}
             for op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms in self.rows
         ]  # fmt: skip
 
 
-def copy_bandwidth(nbytes: int, reps: int) -> tuple[float, float]:
-    """GB/s of a device-to-device copy of ``nbytes`` (bytes read + bytes written, over the time):
-    by device time, and by the time of one call on an idle GPU."""
+def copy_bandwidth(nbytes: int, reps: int) -> float:
+    """GB/s of a device-to-device copy of ``nbytes`` (bytes read + bytes written, over the device time)."""
     cupy = _cupy()
     a = cupy.ones(nbytes, dtype=cupy.uint8)
     b = cupy.empty_like(a)
-    copy = lambda: cupy.copyto(b, a)  # noqa: E731
-    return 2 * nbytes / (device_ms(copy, reps) * 1e-3) / 1e9, 2 * nbytes / (call_ms(copy, reps) * 1e-3) / 1e9
+    return 2 * nbytes / (device_ms(lambda: cupy.copyto(b, a), reps) * 1e-3) / 1e9
 
 
-def host_us(fn, calls: int = 1000) -> float:
-    """Median microseconds the host takes to issue one call of ``fn`` (no synchronisation), after
-    warm-up calls; for small tensors, whose kernels finish long before the launch queue fills."""
+_copy_calls: dict[int, float] = {}
+
+
+def copy_call_ms(traffic: int, reps: int) -> float:
+    """Milliseconds of one cupy.copyto call on an idle GPU that reads and writes ``traffic`` bytes
+    in all (the end-to-end column's reference), measured once per size in the run."""
+    if traffic not in _copy_calls:
+        cupy = _cupy()
+        a = cupy.ones(traffic // 2, dtype=cupy.uint8)
+        b = cupy.empty_like(a)
+        _copy_calls[traffic] = call_ms(lambda: cupy.copyto(b, a), reps)
+    return _copy_calls[traffic]
+
+
+def host_us(fn, reference, calls: int = 2000) -> tuple[float, float]:
+    """Median microseconds the host takes to issue one call of ``fn``, and one of ``reference``,
+    the two called alternately (so that a busy host slows both alike), without synchronising
+    (small tensors: the kernels finish long before the launch queue fills)."""
     cupy = _cupy()
-    for _ in range(20):
+    for _ in range(50):
         fn()
-    times = []
+        reference()
+    times: tuple[list[float], list[float]] = ([], [])
     for i in range(calls):
         if i % 100 == 0:
             cupy.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
+        for call, record in ((fn, times[0]), (reference, times[1])):
+            t0 = time.perf_counter()
+            call()
+            record.append(time.perf_counter() - t0)
     cupy.cuda.Device().synchronize()
-    return statistics.median(times) * 1e6
+    return statistics.median(times[0]) * 1e6, statistics.median(times[1]) * 1e6
 
 
 class Operands:
@@ -320,15 +343,18 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
     dtype = np.dtype(name.lower())
     big, small = Operands(name, SHAPE), Operands(name, SMALL)
     total = big.packed.nbytes
+    small_copy = cupy.empty_like(small.packed)
 
     def row(op, layout_in, layout_out, params, call, traffic, cupy_fn=None, torch_fn=None):
         """Time ``call(operands)`` on the big tensor (device and one call) and on the small one (host)."""
         ours = lambda: call(big)  # noqa: E731
         ms, one = device_ms(ours, reps), call_ms(ours, reps)
-        host = host_us(lambda: call(small))
+        host = host_us(lambda: call(small), lambda: cupy.copyto(small_copy, small.packed))
         cms = device_ms(cupy_fn, reps) if cupy_fn else None
         tms = device_ms(torch_fn, reps) if torch_fn else None
-        table.add(op, name, layout_in, layout_out, params, ms, one, host, traffic, cms, tms)
+        table.add(
+            op, name, layout_in, layout_out, params, ms, one, host, traffic, copy_call_ms(traffic, reps), cms, tms
+        )
 
     for index, (layout_in, x, tx) in enumerate(big.inputs()):
         for axis in range(4):
@@ -452,19 +478,14 @@ def main(argv=None) -> None:
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     device = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     elements = int(np.prod(SHAPE))
-    copies = {
+    copy_gbps = {
         name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in ("FLOAT32", "FLOAT16")
     }
-    copy_gbps = {name: device for name, (device, _) in copies.items()}
-    copy_call_gbps = {name: call for name, (_, call) in copies.items()}
-    table = Table(copy_gbps, copy_call_gbps)
+    table = Table(copy_gbps)
     for name in ("FLOAT32", "FLOAT16"):
         bench_dtype(table, name, args.reps)
-    copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps)[0] for name in copies}
+    copy_after = {name: copy_bandwidth(elements * np.dtype(name.lower()).itemsize, args.reps) for name in copy_gbps}
     issue_us, ready_us = small_call_us()
-    small = cupy.ones(SMALL, dtype=cupy.float32)
-    small_to = cupy.empty_like(small)
-    copyto_us = host_us(lambda: cupy.copyto(small_to, small))
     spin = _spin()
     today = datetime.date.today()
     print(f"device: {device}; date: {today}; shape {SHAPE}; median of {args.reps} runs")
@@ -475,8 +496,8 @@ def main(argv=None) -> None:
     )
     print("copy (device to device, same bytes): " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_gbps.items()))
     print(
-        "the same copy, one call on an idle GPU (the end-to-end column's reference): "
-        + ", ".join(f"{k} {v:.0f} GB/s" for k, v in copy_call_gbps.items())
+        "end-to-end of copy: one cupy.copyto call moving the row's bytes over the row's call, both on an idle "
+        "GPU; host us: the (1, 1, 3, 4) call issued, median of 2000, alternating with a cupy.copyto of that array"
     )
     print(
         "the same copy again after the table (not used): "
@@ -485,7 +506,7 @@ def main(argv=None) -> None:
     print(table.render(args.markdown))
     print(
         f"(1, 1, 3, 4) cumulative_summation wall time: {issue_us:.1f} us to issue, "
-        f"{ready_us:.1f} us with the result ready; cupy.copyto of the same array: {copyto_us:.1f} us to issue"
+        f"{ready_us:.1f} us with the result ready"
     )
     if args.json is not None:
         result = {
@@ -495,9 +516,8 @@ def main(argv=None) -> None:
             "shape": list(SHAPE),
             "reps": args.reps,
             "copy_gbps": {k: round(v, 1) for k, v in copy_gbps.items()},
-            "copy_call_gbps": {k: round(v, 1) for k, v in copy_call_gbps.items()},
             "rows": table.json_rows(),
-            "small_call_us": {"issue": round(issue_us, 1), "ready": round(ready_us, 1), "copyto": round(copyto_us, 1)},
+            "small_call_us": {"issue": round(issue_us, 1), "ready": round(ready_us, 1)},
         }
         args.json.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="ascii")
 

@@ -18,18 +18,20 @@ def _gpu_benchmark():
 
 
 def test_json_rows_give_microseconds_and_the_shares_of_copy():
-    table = _gpu_benchmark().Table({"FLOAT32": 4000.0}, {"FLOAT32": 4000.0})
+    table = _gpu_benchmark().Table({"FLOAT32": 4000.0})
     # 2 GB moved in 0.5 ms of device time is 4000 GB/s: all of the copy's 4000 GB/s; the one call
-    # took 0.625 ms end to end, 3200 GB/s: 80% of the copy's 4000 GB/s end to end
+    # took 0.625 ms end to end where a copy call of those bytes took 0.5 ms: 80% of it
     table.add(
-        "slice1", "FLOAT32", "NCHW", "NCHW (new)", "strides (1,1,1,-1)", 0.5, 0.625, 9.25, 2_000_000_000, 1.0, None
-    )
+        "slice1", "FLOAT32", "NCHW", "NCHW (new)", "strides (1,1,1,-1)", 0.5, 0.625, (12.0, 8.0), 2_000_000_000,
+        0.5, 1.0, None,
+    )  # fmt: skip
     assert table.json_rows() == [
         {"operator": "slice1", "dtype": "FLOAT32", "input": "NCHW", "output": "NCHW (new)",
-         "params": "strides (1,1,1,-1)", "device_us": 500.0, "call_us": 625.0, "host_us_small": 9.2,
-         "gbps": 4000.0, "of_copy": 1.0, "end_to_end_of_copy": 0.8, "cupy_device_us": 1000.0,
-         "torch_device_us": None}
+         "params": "strides (1,1,1,-1)", "device_us": 500.0, "call_us": 625.0, "host_us_small": 12.0,
+         "copyto_host_us_small": 8.0, "gbps": 4000.0, "of_copy": 1.0, "end_to_end_of_copy": 0.8,
+         "cupy_device_us": 1000.0, "torch_device_us": None}
     ]  # fmt: skip
+    assert "| 12.0 | 1.50 |" in table.render(markdown=True)
 
 
 def test_the_committed_run_has_what_the_gpu_tutorial_charts():

@@ -148,9 +148,10 @@ def _geo_argument(geo: tuple[int, ...]) -> tuple[np.ndarray, Any]:
 
 
 class _Ready(NamedTuple):
-    """A launch with everything a call needs resolved once: the compiled kernel, grid and block,
-    the geometry argument (``geo`` points into ``values``, kept alive here), how many pointers
-    the kernel takes before it, and its dynamic shared memory."""
+    """A launch with everything a call needs resolved once: the compiled kernel (its
+    ``cupy.cuda.function.Function``, called without RawKernel's wrapper), grid and block, the
+    geometry argument (``geo`` points into ``values``, kept alive here), how many pointers the
+    kernel takes before it, and its dynamic shared memory."""
 
     kernel: Any
     grid: tuple[int]
@@ -162,12 +163,17 @@ class _Ready(NamedTuple):
 
 
 def _ready(launch: Launch, device_id: int) -> _Ready:
+    import cupy
+
     values, geo = _geo_argument(launch.geo)
     if launch.shared:
         kernel = _shared_kernel(launch.kernel, device_id, launch.shared)
     else:
         kernel = _kernel(launch.kernel, device_id)
-    return _Ready(kernel, (launch.grid,), launch.block, geo, values, 4 if launch.carries else 2, launch.shared)
+    with cupy.cuda.Device(device_id):  # a RawKernel holds one Function per device
+        function = kernel.kernel
+    pointers = 4 if launch.carries else 2
+    return _Ready(function, (launch.grid,), launch.block, geo, values, pointers, launch.shared)
 
 
 class _ReadyScan(NamedTuple):
@@ -219,13 +225,13 @@ def _plan_scan(
 
 
 def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
-    if len(pointers) != ready.pointers:  # the kernel would read its geometry from the wrong slot
-        raise RuntimeError(f"the kernel takes {ready.pointers} pointers, not {len(pointers)}")
-    ready.kernel(ready.grid, ready.block, (*pointers, ready.geo), shared_mem=ready.shared)
+    """Launch with the kernel's pointers first (as many as ``ready.pointers``: the planner and
+    tests/test_cuda_sources.py keep them matched), then the geometry."""
+    ready.kernel(ready.grid, ready.block, (*pointers, ready.geo), ready.shared)
 
 
 def _device(src: Any, dst: Any) -> int:
-    """The GPU both buffers live on (the front end has refused two devices already)."""
+    """The GPU both buffers live on."""
     sdev, ddev = src.data.device_id, dst.data.device_id
     if sdev != ddev:
         raise ValueError(f"source buffer is on GPU {sdev} but destination buffer on GPU {ddev}; use one device")
@@ -237,16 +243,6 @@ def _check(src: BufferView, dst: BufferView) -> None:
         raise ValueError(f"source sizes {list(src.sizes)} differ from destination sizes {list(dst.sizes)}")
     if src.buffer.dtype != dst.buffer.dtype:
         raise TypeError(f"source dtype {src.buffer.dtype} differs from destination dtype {dst.buffer.dtype}")
-
-
-def _on_device(device_id: int, run, *args) -> None:
-    import cupy  # already imported: the buffers are cupy arrays
-
-    if cupy.cuda.runtime.getDevice() == device_id:
-        run(*args)
-    else:
-        with cupy.cuda.Device(device_id):
-            run(*args)
 
 
 Runner = Callable[[Any, int, Any, int], None]
@@ -289,18 +285,25 @@ def _runner(esize: int, src_shift: int, dst_shift: int, resolve: Callable, start
     """The runner of a prepared layout: the addresses of both views' element 0 (canonical shifts
     applied), the plan for their device and alignment (``resolve(device_id, src_align,
     dst_align)``, once each), and ``start(plan, src_address, dst_address)`` on that device."""
+    import cupy  # a runner is prepared only for cupy buffers
+
+    current_device, device = cupy.cuda.runtime.getDevice, cupy.cuda.Device
     src_bytes, dst_bytes = src_shift * esize, dst_shift * esize
     plans: dict[tuple[int, int, int], Any] = {}
 
     def run(src: Any, src_offset: int, dst: Any, dst_offset: int) -> None:
         sp = src.data.ptr + src_offset * esize + src_bytes
         dp = dst.data.ptr + dst_offset * esize + dst_bytes
-        device_id = _device(src, dst)
+        device_id = dst.data.device_id  # the front end refused buffers on two devices
         key = (device_id, sp % 16, dp % 16)
         plan = plans.get(key)
         if plan is None:
             plan = plans[key] = resolve(*key)
-        _on_device(device_id, start, plan, sp, dp)
+        if current_device() == device_id:
+            start(plan, sp, dp)
+        else:
+            with device(device_id):
+                start(plan, sp, dp)
 
     return run
 
@@ -313,12 +316,14 @@ def _run_copy(plan: tuple[int, int, _Ready], sp: int, dp: int) -> None:
 def copy(src: BufferView, dst: BufferView) -> None:
     """``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes`` (see :func:`prepare_copy`)."""
     _check(src, dst)
+    _device(src.buffer, dst.buffer)
     prepare_copy(dst.buffer.dtype, dst.sizes, src.strides, dst.strides)(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
 def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
     """The running tally of ``src`` along ``axis`` into ``dst`` (see :func:`prepare_scan`)."""
     _check(src, dst)
+    _device(src.buffer, dst.buffer)
     run = prepare_scan(dst.buffer.dtype, dst.sizes, src.strides, dst.strides, axis, exclusive, operator)
     run(src.buffer, src.offset, dst.buffer, dst.offset)
 
