@@ -59,18 +59,16 @@ class _FakeDevices:
 
 def test_a_new_result_is_allocated_on_the_inputs_device():
     fake = _FakeDevices()
-    prepared = _common.Prepared(
-        read=lambda x: x.reshape(-1),
-        src_offset=0,
-        dst_offset=0,
-        in_place=False,
-        out_desc=sl.TensorDesc("FLOAT32", (2, 3)),
-        array_result=True,
-        xp=fake,
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    copy = lambda src, so, dst, do: np.copyto(dst.reshape(-1), src.reshape(-1))  # noqa: E731
+    prepared = _common.prepare(_common.read_input(x), 0, 0, False, sl.TensorDesc("FLOAT32", (2, 3)), copy)
+    prepared = prepared._replace(  # as for an x on GPU 1 while GPU 0 is current
         device=1,
-        run=lambda src, so, dst, do: np.copyto(dst.reshape(-1), src),
+        allocate=_common._allocator(fake, sl.TensorDesc("FLOAT32", (2, 3)), True),
+        current_device=fake.cuda.runtime.getDevice,
+        use_device=fake.cuda.Device,
     )
-    result = _common.execute(prepared, np.arange(6, dtype=np.float32).reshape(2, 3), None)
+    result = _common.execute(prepared, x, None)
     assert fake.allocated_on == [1] and fake.current == 0
     assert result.tolist() == [[0, 1, 2], [3, 4, 5]]
     _common.execute(prepared._replace(device=0), np.zeros((2, 3), np.float32), None)

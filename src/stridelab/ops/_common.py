@@ -256,21 +256,21 @@ class Prepared(NamedTuple):
     """Everything about a call that its signature decides (see the module docstring).
 
     ``read(x)``: x's flat buffer, whose element ``x_origin`` is x's logical coordinate 0;
-    ``src_offset``: where the source view starts, from there. Without ``out``, a result of
-    ``out_desc`` is allocated (a packed array of its sizes where ``array_result``, else a
-    StridedTensor) on x's device; ``in_place``: the source is the destination view itself.
-    ``run(src_buffer, src_offset, dst_buffer, dst_offset)`` is the backend's prepared primitive
-    (None where the call moves nothing).
+    ``src_offset``: where the source view starts, from there. Without ``out``, ``allocate()``
+    gives a new result and the buffer to write, on GPU ``device`` (None: numpy) where
+    ``current_device()`` says another is current; ``in_place``: the source is the destination view
+    itself. ``run(src_buffer, src_offset, dst_buffer, dst_offset)`` is the backend's prepared
+    primitive (None where the call moves nothing).
     """
 
     read: Callable[[Any], Any]
     src_offset: int
     dst_offset: int
     in_place: bool
-    out_desc: TensorDesc | None
-    array_result: bool
-    xp: ModuleType
+    allocate: Callable[[], tuple[Any, Any]] | None
     device: int | None
+    current_device: Callable[[], int] | None
+    use_device: Callable[[int], Any] | None
     run: Callable[[Any, int, Any, int], None] | None
 
 
@@ -345,28 +345,48 @@ def prepare(
     """The :class:`Prepared` of a validated call: the source view starts ``src_offset`` elements
     from x's logical coordinate 0, the destination view ``dst_offset`` from its buffer's start;
     ``out_desc``: the result to allocate, where no ``out`` was given."""
+    xp = array_module(x.buffer)
+    allocate = None if out_desc is None else _allocator(xp, out_desc, x.tensor is None)
+    gpu = x.device is not None
     return Prepared(
         x.read,
         x.offset + src_offset,
         dst_offset,
         in_place,
-        out_desc,
-        x.tensor is None,
-        array_module(x.buffer),
+        allocate,
         x.device,
+        xp.cuda.runtime.getDevice if gpu else None,
+        xp.cuda.Device if gpu else None,
         run,
     )
+
+
+def _allocator(xp: ModuleType, desc: TensorDesc, array_result: bool) -> Callable[[], tuple[Any, Any]]:
+    """A new packed result of ``desc``: an array of its sizes (for an array input), or a
+    StridedTensor over a buffer of its ``slot_count`` elements; and the buffer to write (an array
+    result is its own: it is C-contiguous)."""
+    empty, sizes, slots, dtype = xp.empty, desc.sizes, desc.slot_count, desc.dtype.numpy_dtype
+
+    def allocate_array() -> tuple[Any, Any]:
+        result = empty(sizes, dtype)
+        return result, result
+
+    def allocate_tensor() -> tuple[Any, Any]:
+        buffer = empty(slots, dtype)
+        return StridedTensor._trusted(desc, buffer), buffer
+
+    return allocate_array if array_result else allocate_tensor
 
 
 def execute(prepared: Prepared, x: Any, out: Any) -> Any:
     """Allocate the result where none was given, then run: the part of a call repeated every time."""
     if out is None:
-        xp, desc = prepared.xp, prepared.out_desc
-        if prepared.device is None or xp.cuda.runtime.getDevice() == prepared.device:
-            result, dst = _allocate(xp, desc, prepared.array_result)
-        else:
-            with xp.cuda.Device(prepared.device):
-                result, dst = _allocate(xp, desc, prepared.array_result)
+        device = prepared.device
+        if device is None or prepared.current_device() == device:
+            result, dst = prepared.allocate()
+        else:  # on x's device, not the current one
+            with prepared.use_device(device):
+                result, dst = prepared.allocate()
     else:
         result, dst = out, out.buffer
     if prepared.in_place:
@@ -374,16 +394,6 @@ def execute(prepared: Prepared, x: Any, out: Any) -> Any:
     else:
         prepared.run(prepared.read(x), prepared.src_offset, dst, prepared.dst_offset)
     return result
-
-
-def _allocate(xp: ModuleType, desc: TensorDesc, array_result: bool) -> tuple[Any, Any]:
-    """A new packed result: an array of the description's sizes, or a StridedTensor over a buffer of
-    its ``slot_count`` elements; and the buffer to write (the array itself: it is C-contiguous)."""
-    if array_result:
-        result = xp.empty(desc.sizes, dtype=desc.dtype.numpy_dtype)
-        return result, result
-    buffer = xp.empty(desc.slot_count, dtype=desc.dtype.numpy_dtype)
-    return StridedTensor._trusted(desc, buffer), buffer
 
 
 def backend_for(buffer: Any) -> ModuleType:
