@@ -49,8 +49,9 @@ class Operand(NamedTuple):
     """An operator's input, located without copying: the element at coordinates ``c`` is
     ``buffer[offset + dot(c, strides)]``. ``strides`` are signed element strides (a numpy array
     with negative strides is read in place); ``tensor`` is the StridedTensor given, if one was;
-    ``read(x)`` gives the flat buffer of another ``x`` of the same signature; ``device``: the GPU
-    of a cupy buffer (None for numpy)."""
+    ``read(x)`` gives what a backend reads for another ``x`` of the same signature, whose element
+    ``read_origin`` is x's logical coordinate 0; ``device``: the GPU of a cupy buffer (None for
+    numpy)."""
 
     dtype: DataType
     sizes: tuple[int, ...]
@@ -59,6 +60,7 @@ class Operand(NamedTuple):
     offset: int
     tensor: StridedTensor | None
     read: Callable[[Any], Any]
+    read_origin: int
     device: int | None
 
     def view(self) -> BufferView:
@@ -70,7 +72,7 @@ def read_input(x: Any) -> Operand:
     dimensions, its strides respected) as an :class:`Operand`."""
     if isinstance(x, StridedTensor):
         desc = x.desc
-        return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, _device_of(x.buffer))
+        return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, 0, _device_of(x.buffer))
     if not isinstance(x, np.ndarray) and not is_cupy_array(x):
         raise TypeError(f"x must be a StridedTensor or a numpy or cupy array, not {type(x).__name__}")
     return _read_array(x)
@@ -80,9 +82,10 @@ def _tensor_buffer(x: StridedTensor) -> Any:
     return x.buffer
 
 
-def _contiguous_buffer(a: Any) -> Any:
-    """A C-contiguous array is its own flat buffer: backends read only its address (cupy) or its
-    buffer protocol (numpy), and a reshape would cost more than the rest of a small call."""
+def _itself(a: Any) -> Any:
+    """A backend reads a C-contiguous array, or any cupy array, as it is: the cupy backend only
+    takes its address (that of logical coordinate 0), numpy its buffer protocol; a reshape or a
+    strided view would cost more than the rest of a small call."""
     return a
 
 
@@ -116,7 +119,7 @@ def _read_array(a: Any) -> Operand:
             strides.append(b // itemsize)
     device = _device_of(a)
     if a.flags.c_contiguous:
-        return Operand(dtype, tuple(a.shape), tuple(strides), a.reshape(-1), 0, None, _contiguous_buffer, device)
+        return Operand(dtype, tuple(a.shape), tuple(strides), a.reshape(-1), 0, None, _itself, 0, device)
     # The flat buffer runs from the lowest address any element uses to the highest; negative strides
     # put coordinate 0 above its start. Flipping those axes gives an array that starts there.
     low = sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
@@ -128,7 +131,9 @@ def _read_array(a: Any) -> Operand:
         start = array[flips] if flips else array
         return array_module(array).lib.stride_tricks.as_strided(start, shape=(span,), strides=(itemsize,))
 
-    return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, read, device)
+    if device is not None:
+        return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, _itself, 0, device)
+    return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, read, -low, device)
 
 
 def check_data_type(x: Operand, operator_name: str, supported: Sequence[str]) -> None:
@@ -255,8 +260,8 @@ def _check_writeable(buffer: Any) -> None:
 class Prepared(NamedTuple):
     """Everything about a call that its signature decides (see the module docstring).
 
-    ``read(x)``: x's flat buffer, whose element ``x_origin`` is x's logical coordinate 0;
-    ``src_offset``: where the source view starts, from there. Without ``out``, ``allocate()``
+    ``read(x)``: what the backend reads for x (see :class:`Operand`); ``src_offset``: where the
+    source view starts in it. Without ``out``, ``allocate()``
     gives a new result and the buffer to write, on GPU ``device`` (None: numpy) where
     ``current_device()`` says another is current; ``in_place``: the source is the destination view
     itself. ``run(src_buffer, src_offset, dst_buffer, dst_offset)`` is the backend's prepared
@@ -350,7 +355,7 @@ def prepare(
     gpu = x.device is not None
     return Prepared(
         x.read,
-        x.offset + src_offset,
+        x.read_origin + src_offset,
         dst_offset,
         in_place,
         allocate,
