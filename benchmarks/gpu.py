@@ -11,8 +11,11 @@ Each row is one operator call through the public API on a CuPy tensor, timed two
   lengthened and the measurement repeated). The host's cost per call is then hidden, and what
   remains is the kernels, their launch gaps and any allocation on the GPU's side.
 - ``call us``: CUDA events around one call on an idle GPU (synchronised before each), the median
-  of ``--reps``: what a user sees for one call, the host's cost (front end, planning, allocation,
-  launch) included, i.e. roughly the larger of the host's time and the GPU's.
+  of ``--reps`` (at least 60): what a user sees for one call, the host's cost (front end,
+  planning, allocation, launch) included. ``end-to-end of copy`` divides the same for one
+  ``cupy.copyto`` call moving the row's bytes by it, the two timed alternately.
+- ``host us (1,1,3,4)``: the host's time to issue the row's call on a (1, 1, 3, 4) tensor, median
+  of 2000, alternating with a ``cupy.copyto`` of that tensor (``x copyto host``: their ratio).
 
 The effective bandwidth (every 32-byte sector of the input that holds an element the operation
 reads, plus the output bytes it writes) and its share of a device-to-device copy of the same
@@ -46,6 +49,7 @@ import numpy as np
 
 SHAPE = (16, 64, 256, 256)
 SMALL = (1, 1, 3, 4)  # the host-time column's tensor: so small that only the host's work counts
+CALL_REPS = 60  # one-call timings (call us, end to end) are noisier than device times: more of them
 AXES = "NCHW"
 
 
@@ -129,21 +133,27 @@ def device_ms(fn, reps: int, warmup: int = 3) -> float:
     raise RuntimeError("the host never got ahead of the GPU: no device time measured")
 
 
-def call_ms(fn, reps: int, warmup: int = 3) -> float:
-    """Median over ``reps`` calls of CUDA events around one call of ``fn`` on an idle GPU."""
+def call_ms(fn, reps: int, warmup: int = 3, reference=None) -> float | tuple[float, float]:
+    """Median over ``reps`` calls of CUDA events around one call of ``fn`` on an idle GPU; with a
+    ``reference``, also its median, the two called alternately so that a busy host slows both
+    alike."""
     cupy = _cupy()
+    calls = (fn,) if reference is None else (fn, reference)
     for _ in range(warmup):
-        fn()
+        for call in calls:
+            call()
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    times = []
+    times: list[list[float]] = [[] for _ in calls]
     for _ in range(reps):
-        cupy.cuda.Device().synchronize()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times)
+        for call, record in zip(calls, times):
+            cupy.cuda.Device().synchronize()
+            start.record()
+            call()
+            stop.record()
+            stop.synchronize()
+            record.append(cupy.cuda.get_elapsed_time(start, stop))
+    medians = tuple(statistics.median(record) for record in times)
+    return medians[0] if reference is None else medians
 
 
 def sector_bytes(view) -> int:
@@ -276,18 +286,18 @@ def copy_bandwidth(nbytes: int, reps: int) -> float:
     return 2 * nbytes / (device_ms(lambda: cupy.copyto(b, a), reps) * 1e-3) / 1e9
 
 
-_copy_calls: dict[int, float] = {}
+_copies: dict[int, object] = {}
 
 
-def copy_call_ms(traffic: int, reps: int) -> float:
-    """Milliseconds of one cupy.copyto call on an idle GPU that reads and writes ``traffic`` bytes
-    in all (the end-to-end column's reference), measured once per size in the run."""
-    if traffic not in _copy_calls:
+def copy_of(traffic: int):
+    """A cupy.copyto call that reads and writes ``traffic`` bytes in all (the end-to-end
+    column's reference), its arrays allocated once per size."""
+    if traffic not in _copies:
         cupy = _cupy()
         a = cupy.ones(traffic // 2, dtype=cupy.uint8)
         b = cupy.empty_like(a)
-        _copy_calls[traffic] = call_ms(lambda: cupy.copyto(b, a), reps)
-    return _copy_calls[traffic]
+        _copies[traffic] = lambda: cupy.copyto(b, a)
+    return _copies[traffic]
 
 
 def host_us(fn, reference, calls: int = 2000) -> tuple[float, float]:
@@ -348,13 +358,12 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
     def row(op, layout_in, layout_out, params, call, traffic, cupy_fn=None, torch_fn=None):
         """Time ``call(operands)`` on the big tensor (device and one call) and on the small one (host)."""
         ours = lambda: call(big)  # noqa: E731
-        ms, one = device_ms(ours, reps), call_ms(ours, reps)
+        ms = device_ms(ours, reps)
+        one, copy_call = call_ms(ours, max(reps, CALL_REPS), reference=copy_of(traffic))
         host = host_us(lambda: call(small), lambda: cupy.copyto(small_copy, small.packed))
         cms = device_ms(cupy_fn, reps) if cupy_fn else None
         tms = device_ms(torch_fn, reps) if torch_fn else None
-        table.add(
-            op, name, layout_in, layout_out, params, ms, one, host, traffic, copy_call_ms(traffic, reps), cms, tms
-        )
+        table.add(op, name, layout_in, layout_out, params, ms, one, host, traffic, copy_call, cms, tms)
 
     for index, (layout_in, x, tx) in enumerate(big.inputs()):
         for axis in range(4):
