@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import stridelab.ops.cupy as cupy_package
+from stridelab.ops._plan import SCAN_OPERATORS
 from stridelab.ops._precompile import kernel_names
 from stridelab.ops.cupy import geometry, scan_plan, tuning
 from stridelab.ops.cupy.geometry import KERNEL_FILES, template_of
@@ -63,6 +64,7 @@ def test_every_kernel_template_is_in_the_file_the_loader_compiles():
 def test_every_name_the_planner_can_emit_instantiates_its_template_with_the_right_arity():
     kernels = _kernels()
     storages = {t.storage for t in scan_plan.SCAN_TYPES.values()}
+    traits = {op.cuda for op in SCAN_OPERATORS.values()}
     cuh = (CUDA_DIR / "scan_common.cuh").read_text()
     for name in kernel_names():
         file, fewest, most, _ = kernels[template_of(name)]
@@ -70,9 +72,21 @@ def test_every_name_the_planner_can_emit_instantiates_its_template_with_the_righ
         assert fewest <= len(args) <= most, (name, fewest, most)
         if file.startswith("scan"):
             storage, operator = re.fullmatch(r"Scan<(\w+), (\w+)>", args[0]).groups()
-            assert storage in storages and operator in scan_plan.OPERATORS, name
-            assert re.search(rf"^struct {storage} \{{", cuh, re.M) and re.search(rf"^struct {operator} \{{", cuh, re.M)
+            assert storage in storages and operator in traits, name
+            assert re.search(rf"^struct {storage} \{{", cuh, re.M), name
         assert all(re.fullmatch(r"-?\d+|true|false|Scan<\w+, \w+>", a) for a in args), name
+
+
+def test_every_scan_operator_has_its_trait_in_cuda():
+    """A front end's ScanOperator names the CUDA trait its kernels are instantiated with: it must
+    be a struct of scan_common.cuh with the three members every kernel uses."""
+    cuh = (CUDA_DIR / "scan_common.cuh").read_text()
+    assert {op.name for op in SCAN_OPERATORS.values()} >= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
+    for op in SCAN_OPERATORS.values():
+        body = re.search(rf"^struct {op.cuda} \{{(.*?)^\}};", cuh, re.M | re.S)
+        assert body, f"{op.name}: no struct {op.cuda} in scan_common.cuh"
+        for member in ("identity()", "first()", "combine(A a, A b)"):
+            assert member in body[1], (op.name, member)
 
 
 def test_kernels_that_carry_chunk_totals_take_the_two_extra_pointers():

@@ -59,7 +59,7 @@ from .tuning import (
     SCAN_STAGED_TILES,
 )
 
-__all__ = ["OPERATORS", "SCAN_TYPES", "ScanPlan", "ScanProblem", "plan_scan", "scan_kernels", "scan_traits"]
+__all__ = ["SCAN_TYPES", "ScanPlan", "ScanProblem", "plan_scan", "scan_kernels", "scan_traits"]
 
 
 class ScanType(NamedTuple):
@@ -79,8 +79,6 @@ SCAN_TYPES = {
     "UINT32": ScanType("U32", 4, "UINT32"),
     "UINT16": ScanType("U16", 2, "UINT32"),
 }
-#: The operator traits of ``scan_common.cuh``.
-OPERATORS = ("Sum", "Product")
 
 
 def scan_traits(data_type: str, operator: str) -> str:
@@ -138,12 +136,13 @@ def plan_scan(
     operator: str = "Sum",
     shared_limit: int = SHARED_DEFAULT,
 ) -> ScanPlan:
-    """Plan the running tally of ``operator`` (an operator trait) along ``axis`` (increasing
+    """Plan the running tally of ``operator`` (an operator trait of ``scan_common.cuh``: the plan
+    is the same for every operator, only kernel names carry it) along ``axis`` (increasing
     coordinates) of a ``data_type`` view. ``sm_count`` (multiprocessors) decides when a long axis is
     worth cutting into chunks; ``shared_limit`` (bytes of shared memory a block may be given) which
     staged tiles fit."""
-    if operator not in OPERATORS:
-        raise ValueError(f"no scan operator trait {operator!r}; the traits are {', '.join(OPERATORS)}")
+    if not operator.isidentifier():
+        raise ValueError(f"operator {operator!r} is no CUDA operator trait name (a struct of scan_common.cuh)")
     esize = SCAN_TYPES[data_type].esize
     pair = canonical_pair(sizes, src_strides, dst_strides, axis)
     dims: list[Dim] = list(zip(pair.sizes, pair.src_strides, pair.dst_strides))
