@@ -27,7 +27,7 @@ from ._plan import BufferView, ScanOperator, canonical_pair
 
 __all__ = ["PIECE_BYTES", "SHORT_AXIS", "SMALL_PLANE", "copy", "prepare_copy", "prepare_scan", "scan"]
 
-#: An innermost scan axis this short is scanned plane by plane (measured crossover: 4 to 8).
+#: An innermost scan axis this short is scanned plane by plane (the crossover lies between 4 and 8).
 SHORT_AXIS = 4
 #: Planes with fewer elements are scanned by ``np.cumsum`` (a Python step costs about a microsecond).
 SMALL_PLANE = 1024

@@ -100,8 +100,8 @@ __device__ __forceinline__ To sl_bits(const From& from) {
 // A Pack of 8 or 16 bytes stored in one instruction of its full width: NVVM stored such Packs,
 // assembled in registers, through a Pack pointer as 4-byte pieces (a 16-byte one in four), and a
 // warp's narrow stores cost as many store instructions and L1 wavefronts. Smaller Packs are stored
-// as the compiler chooses (4-byte ones of 2-byte elements go out as two halves; one 4-byte store
-// measured slower in the slice that then used them, 18.0 against 17.2 us).
+// as the compiler chooses (4-byte ones of 2-byte elements go out as two halves, which timed faster
+// than one 4-byte store: benchmarks/RESULTS.md, "Planner tuning").
 template <typename P>
 __device__ __forceinline__ void sl_store(void* at, const P& p) {
     if constexpr (sizeof(P) == 16) {

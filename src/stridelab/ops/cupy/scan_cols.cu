@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(SL_THREADS) sl_scan_cols(const char* src_, cha
 // and stores its steps from the total of all steps before them. Each element is read and written
 // once, with R loads in flight per thread whatever the number of columns. Blocks: groups of 32
 // columns (Geo.rows columns in all); no chunks. MINB: blocks each multiprocessor must be able to
-// hold, as in sl_scan_tile_an (UINT16 in 16-byte vectors took 141 registers without a bound).
+// hold, as in sl_scan_tile_an (without a bound, UINT16 in 16-byte vectors takes far more registers).
 template <typename K, int V, int R, int MINB>
 __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_cols_split(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
