@@ -141,3 +141,55 @@ def test_the_cache_starts_over_when_full(monkeypatch):
     for axis in range(4):
         sl.cumulative_summation(X, axis)
     assert len(_common._prepared) == 1
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def test_array_subclasses_are_keyed_by_their_layout_not_their_identity(tmp_path):
+    """A memmap or any ndarray subclass is read like an ndarray: its sizes and strides are in the
+    signature, so a later array of another shape never reuses a preparation."""
+    _common.forget_prepared_calls()
+    mapped = np.memmap(tmp_path / "ones.bin", np.float32, "w+", shape=(100,))
+    mapped[:] = 1
+    for n in (3, 5, 7):
+        assert np.asarray(sl.cumulative_summation(mapped[:n], 0)).tolist() == list(range(1, n + 1))
+    big = np.ones(2000, np.float32).view(_Sub)
+    assert len(sl.cumulative_summation(big[::2], 0)) == 1000
+    small = np.ones(6, np.float32).view(_Sub)
+    assert np.asarray(sl.cumulative_summation(small[::2], 0)).tolist() == [1, 2, 3]
+
+
+def test_an_out_in_a_subclass_buffer_is_checked_for_sharing_every_time():
+    _common.forget_prepared_calls()
+    base = np.zeros(16, np.float32)
+    base[:8] = np.arange(8)
+    x = base[0:8]
+    desc = sl.TensorDesc("FLOAT32", (8,))
+    sl.cumulative_summation(x, 0, out=sl.StridedTensor(desc, base[8:16].view(_Sub)))  # disjoint
+    with pytest.raises(sl.LayoutError, match=r"out element \(3,\) is x element \(7,\)"):
+        sl.cumulative_summation(x, 0, out=sl.StridedTensor(desc, base[4:12].view(_Sub)))
+    assert base[:8].tolist() == list(range(8))
+
+
+def test_slice_parameters_of_numpy_integers_are_keyed_by_value():
+    _common.forget_prepared_calls()
+    x = np.arange(10, dtype=np.float32)
+    for start in range(3):
+        assert sl.slice1(x, (np.int64(start),), (3,), (1,)).tolist() == [start, start + 1, start + 2]
+    with pytest.raises(sl.LayoutError, match="window_offsets\\[0\\] \\+ window_sizes\\[0\\] = 11 exceeds"):
+        sl.slice1(x, (np.int64(8),), (3,), (1,))
+    for start in range(3):  # arrays of offsets: validated afresh every call
+        assert sl.slice1(x, np.array([start]), (3,), (1,)).tolist() == [start, start + 1, start + 2]
+
+
+def test_strided_tensor_subclasses_are_keyed_by_their_description():
+    _common.forget_prepared_calls()
+
+    class Tensor(sl.StridedTensor):
+        __slots__ = ()
+
+    for n in (6, 3):
+        x = Tensor(sl.TensorDesc("FLOAT32", (n,)), np.ones(n, np.float32))
+        assert sl.cumulative_summation(x, 0).to_array().tolist() == list(range(1, n + 1))

@@ -28,10 +28,10 @@ from ..desc import MAX_DIMENSIONS, TensorDesc
 from ..dtypes import DataType, data_type
 from ..errors import LayoutError
 from ..tensor import StridedTensor
-from ._plan import BufferView
 
 __all__ = [
     "CACHE_SIZE",
+    "UNCACHED",
     "Operand",
     "Prepared",
     "backend_for",
@@ -62,9 +62,6 @@ class Operand(NamedTuple):
     read: Callable[[Any], Any]
     read_origin: int
     device: int | None
-
-    def view(self) -> BufferView:
-        return BufferView(self.buffer, self.offset, self.sizes, self.strides)
 
 
 def read_input(x: Any) -> Operand:
@@ -289,18 +286,24 @@ def forget_prepared_calls() -> None:
     _prepared.clear()
 
 
-def call(key: tuple, prepare: Callable[..., Prepared], x: Any, out: Any, *args: Any) -> Any:
+#: A signature part that keeps a call out of the cache (prepared afresh every time): for
+#: arguments whose identity, not their value, is all a key could hold.
+UNCACHED = object()
+
+
+def call(key: Any, prepare: Callable[..., Prepared], x: Any, out: Any, *args: Any) -> Any:
     """Run an operator call: ``prepare(x, out, *args)`` (which validates everything and raises on
-    bad input) the first time its signature ``key`` (operator and parameters) is met, the
-    :class:`Prepared` found under it after that."""
+    bad input) the first time its signature ``key`` (operator and parameters, or
+    :data:`UNCACHED`) is met, the :class:`Prepared` found under it after that."""
+    signature = (key, _input_key(x), _output_key(out, x))
+    cached = UNCACHED not in signature
     try:
-        signature = (key, _input_key(x), _output_key(out, x))
-        prepared = _prepared.get(signature)
-    except TypeError:  # an unhashable argument: prepare() says what is wrong with it
-        signature, prepared = None, None
+        prepared = _prepared.get(signature) if cached else None
+    except TypeError:  # an unhashable argument (an axis given as a list): prepare() says what is wrong
+        cached, prepared = False, None
     if prepared is None:
         prepared = prepare(x, out, *args)
-        if signature is not None:
+        if cached:
             if len(_prepared) >= CACHE_SIZE:
                 _prepared.clear()
             _prepared[signature] = prepared
@@ -311,37 +314,39 @@ def call(key: tuple, prepare: Callable[..., Prepared], x: Any, out: Any, *args: 
     return execute(prepared, x, out)
 
 
-def _input_key(x: Any) -> tuple:
-    kind = type(x)
-    if kind is StridedTensor:
+def _input_key(x: Any) -> Any:
+    """What decides how ``x`` is read: its type, data type, sizes and strides (its description,
+    for a StridedTensor), and its device."""
+    if isinstance(x, StridedTensor):
         buffer = x.buffer
-        return (kind, x.desc, type(buffer), _device_of(buffer))
-    if kind is np.ndarray:
-        return (kind, x.dtype, x.shape, x.strides)
+        return (type(x), x.desc, type(buffer), _device_of(buffer))
+    if isinstance(x, np.ndarray):
+        return (type(x), x.dtype, x.shape, x.strides)
     if is_cupy_array(x):
-        return (kind, x.dtype, x.shape, x.strides, x.data.device_id)
-    return (kind, id(x))  # never prepared alike: read_input() refuses it or reads it afresh
+        return (type(x), x.dtype, x.shape, x.strides, x.data.device_id)
+    return UNCACHED  # refused by prepare()
 
 
 def _output_key(out: Any, x: Any) -> Any:
     """``out``'s description and where its memory lies from x's: None where it shares none, else
     the byte distance from x's logical coordinate 0 to out's buffer."""
-    if type(out) is not StridedTensor:
-        return out  # None; else unhashable or refused by prepare()
+    if out is None:
+        return None
+    if not isinstance(out, StridedTensor):
+        return UNCACHED  # refused by prepare()
     buffer = out.buffer
-    x_memory = x.buffer if type(x) is StridedTensor else x
-    on_gpu = is_cupy_array(buffer)
-    if type(buffer) is not type(x_memory):
-        return (out.desc, type(buffer), id(x_memory))  # refused by prepare()
-    if on_gpu:
+    x_memory = x.buffer if isinstance(x, StridedTensor) else x
+    if isinstance(buffer, np.ndarray) and isinstance(x_memory, np.ndarray):
+        shared = np.may_share_memory(x_memory, buffer)
+        distance = _address(buffer) - _address(x_memory) if shared else None
+        return (type(out), out.desc, type(buffer), distance)
+    if is_cupy_array(buffer) and is_cupy_array(x_memory):
         import cupy
 
         shared = cupy.may_share_memory(x_memory, buffer)
         distance = buffer.data.ptr - x_memory.data.ptr if shared else None
-        return (out.desc, type(buffer), buffer.data.device_id, distance)
-    shared = np.may_share_memory(x_memory, buffer)
-    distance = _address(buffer) - _address(x_memory) if shared else None
-    return (out.desc, type(buffer), distance)
+        return (type(out), out.desc, type(buffer), buffer.data.device_id, distance)
+    return UNCACHED  # x and out in different array modules, or x no array: refused by prepare()
 
 
 def prepare(

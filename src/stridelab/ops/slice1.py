@@ -16,9 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from ._common import Prepared, backend_for, call, check_data_type, check_output, int_parameter, prepare, read_input
+from ._common import (
+    UNCACHED,
+    Prepared,
+    backend_for,
+    call,
+    check_data_type,
+    check_output,
+    int_parameter,
+    prepare,
+    read_input,
+)
 
 __all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
 
@@ -76,16 +88,23 @@ def slice1(
     >>> slice1(x, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2)).tolist()
     [[[[14.0, 16.0], [6.0, 8.0]]]]
     """
-    key = ("SLICE1", _frozen(window_offsets), _frozen(window_sizes), _frozen(window_strides), _frozen(output_sizes))
+    frozen = tuple(_frozen(v) for v in (window_offsets, window_sizes, window_strides, output_sizes))
+    key = UNCACHED if UNCACHED in frozen else ("SLICE1", *frozen)
     return call(key, _prepare, x, out, window_offsets, window_sizes, window_strides, output_sizes)
 
 
 def _frozen(values: Any) -> Any:
-    """A parameter as part of a call's signature: a tuple of exact ints as given, else the object
-    itself (prepared afresh every call; hashing an unhashable one sends the call to ``_prepare``)."""
-    if type(values) in (tuple, list) and all(type(v) is int for v in values):
-        return tuple(values)
-    return values if values is None else (type(values), id(values))
+    """A parameter as part of a call's signature: None, or a tuple of its integers (Python or
+    NumPy ints, which validate alike); anything else keeps the call out of the cache
+    (``UNCACHED``), to be validated afresh every time."""
+    if values is None:
+        return None
+    if type(values) in (tuple, list):
+        if all(type(v) is int for v in values):
+            return tuple(values)
+        if all(type(v) is int or isinstance(v, np.integer) for v in values):
+            return tuple(int(v) for v in values)
+    return UNCACHED
 
 
 def _prepare(
