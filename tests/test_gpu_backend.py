@@ -178,7 +178,9 @@ def _compare(gpu: np.ndarray, cpu: np.ndarray, dst: BufferView, bound: np.ndarra
     g, c = gpu[idx].astype(np.float64), cpu[idx].astype(np.float64)
     top = float(np.finfo(dtype).max)
     if dtype == np.float16:
-        bound = bound + np.spacing(np.minimum(np.abs(cpu[idx]), np.float16(top))).astype(np.float64)
+        # one float16 spacing; the spacing of the values from 2**15 up to the largest is 32 (that of
+        # the largest itself is infinite: the next value up is inf)
+        bound = bound + np.spacing(np.minimum(np.abs(cpu[idx]), np.float16(2**15))).astype(np.float64)
     with np.errstate(invalid="ignore"):  # inf - inf
         near = np.abs(g - c) <= bound
     # Equal values agree, infinities included; at the end of the range, the largest finite value
