@@ -128,10 +128,14 @@ def test_in_place_through_another_view_of_the_same_memory(xp):
 # -- against the literal reference --------------------------------------------------------------------
 
 
-@pytest.fixture(params=["default", "plane loop"])
+@pytest.fixture(params=["default", "plane loop", "small blocks"])
 def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The NumPy backend as tuned, and forced to the plane loop in tiny pieces on every axis (small
-    tensors otherwise always take ``np.cumsum``)."""
+    """The NumPy backend as tuned; forced to the plane loop in tiny pieces and blocks on every axis
+    (small tensors otherwise always take ``np.cumsum``); and as tuned but with blocks of a few
+    bytes (``np.cumsum`` through temporaries, a few lines at a time)."""
+    if request.param != "default":
+        monkeypatch.setattr(_numpy, "BLOCK_POSITIONS", 3)
+        monkeypatch.setattr(_numpy, "BLOCK_BYTES", 24)
     if request.param == "plane loop":
         monkeypatch.setattr(_numpy, "SMALL_PLANE", 1)
         monkeypatch.setattr(_numpy, "SHORT_AXIS", 10**9)

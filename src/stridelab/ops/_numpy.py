@@ -25,7 +25,17 @@ import numpy as np
 
 from ._plan import BufferView, ScanOperator, canonical_pair
 
-__all__ = ["PIECE_BYTES", "SHORT_AXIS", "SMALL_PLANE", "copy", "prepare_copy", "prepare_scan", "scan"]
+__all__ = [
+    "BLOCK_BYTES",
+    "BLOCK_POSITIONS",
+    "PIECE_BYTES",
+    "SHORT_AXIS",
+    "SMALL_PLANE",
+    "copy",
+    "prepare_copy",
+    "prepare_scan",
+    "scan",
+]
 
 #: An innermost scan axis this short is scanned plane by plane (the crossover lies between 4 and 8).
 SHORT_AXIS = 4
@@ -33,6 +43,11 @@ SHORT_AXIS = 4
 SMALL_PLANE = 1024
 #: The largest accumulator piece of the plane loop, in bytes (fits a core's L2 cache).
 PIECE_BYTES = 1 << 18
+#: Where the scan axis is the output's innermost one, planes go out in blocks of this many axis
+#: positions (each output line then gets runs of that many elements) through a temporary of at
+#: most BLOCK_BYTES.
+BLOCK_POSITIONS = 8
+BLOCK_BYTES = 1 << 19
 
 Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
 
@@ -124,20 +139,16 @@ def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np
     if innermost or not _innermost(shape, dst_bytes, axis):
         return planes
 
-    def planes_then_copy(x: np.ndarray, y: np.ndarray) -> None:
-        # planes written across the output's innermost axis would scatter every element: scan in
-        # the input's order, then copy once
-        scanned = np.empty(x.shape, y.dtype)
-        planes(x, scanned)
-        np.copyto(y, scanned)
+    def planes_in_blocks(x: np.ndarray, y: np.ndarray) -> None:
+        _scan_planes_in_blocks(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc)
 
-    return planes_then_copy
+    return planes_in_blocks
 
 
 def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
     """``ufunc.accumulate`` (``np.cumsum`` for ``np.add``, without its wrapper's overhead) along
-    ``axis``: straight into the output where it has the input's memory order and type, else into
-    one temporary, then one cast or copy.
+    ``axis``: straight into the output where it has the input's memory order and type, else through
+    cache-sized temporaries, each then cast or copied out.
 
     An exclusive scan writes the scan of all but the last element one position further on, then
     writes the identity at the first position (after the scan: in place, that position still holds
@@ -148,8 +159,15 @@ def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, i
     def inclusive(x: np.ndarray, y: np.ndarray) -> None:
         if direct:
             ufunc.accumulate(x, axis, total, y)
-        else:
-            np.copyto(y, ufunc.accumulate(x, axis, total), casting="same_kind")
+            return
+        # through temporaries of at most BLOCK_BYTES, a piece of the dimensions before the axis
+        # at a time: one as large as the output would cost a second new array's first touch
+        inner = x.itemsize
+        for n in x.shape[axis:]:
+            inner *= n
+        for piece in _pieces(x.shape[:axis], inner, BLOCK_BYTES):
+            dropped = sum(isinstance(i, int) for i in piece)
+            np.copyto(y[piece], ufunc.accumulate(x[piece], axis - dropped, total), casting="same_kind")
 
     if identity is None:
         return inclusive
@@ -198,21 +216,54 @@ def _scan_planes(x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc:
                 np.copyto(ys[k, ...], acc, casting="same_kind")
 
 
-def _pieces(shape: tuple[int, ...], itemsize: int) -> Iterator[tuple[int | slice, ...]]:
-    """Indices that split an array of ``shape`` (C order) into pieces of at most :data:`PIECE_BYTES`,
-    outermost dimensions first; a single piece where it already fits."""
+def _scan_planes_in_blocks(x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc: np.ufunc) -> None:
+    """The plane loop where the scan axis (axis 0) is the output's innermost one: planes written
+    straight there would scatter every element. Each piece of the planes is scanned
+    :data:`BLOCK_POSITIONS` positions at a time into a temporary in the input's order, which is then
+    copied out whole, so every output line gets a run of that many elements and the temporary
+    stays in cache. The same operations in the same order as :func:`_scan_planes`."""
+    n = x.shape[0]
+    for piece in _pieces(x.shape[1:], y.itemsize, BLOCK_BYTES // BLOCK_POSITIONS):
+        xs = x[(slice(None), *piece)]
+        ys = y[(slice(None), *piece)]
+        block = np.empty((min(BLOCK_POSITIONS, n), *xs.shape[1:]), y.dtype)
+        acc = xs[0, ...].astype(total)  # a copy, as in _scan_planes
+        nxt = np.empty_like(acc)
+        for start in range(0, n, BLOCK_POSITIONS):
+            stop = min(n, start + BLOCK_POSITIONS)
+            for k in range(start, stop):
+                out = block[k - start, ...]
+                if k == 0:
+                    if identity is None:
+                        np.copyto(out, acc, casting="same_kind")
+                    else:
+                        out[...] = identity
+                elif identity is None:
+                    ufunc(acc, xs[k, ...], out=acc)
+                    np.copyto(out, acc, casting="same_kind")
+                else:
+                    ufunc(acc, xs[k, ...], out=nxt)
+                    np.copyto(out, acc, casting="same_kind")
+                    acc, nxt = nxt, acc
+            np.copyto(ys[start:stop], block[: stop - start])
+
+
+def _pieces(shape: tuple[int, ...], itemsize: int, limit: int | None = None) -> Iterator[tuple[int | slice, ...]]:
+    """Indices that split an array of ``shape`` (C order) into pieces of at most ``limit`` bytes
+    (default :data:`PIECE_BYTES`), outermost dimensions first; a single piece where it already fits."""
+    limit = PIECE_BYTES if limit is None else limit
     size = itemsize
     for n in shape:
         size *= n
-    if size <= PIECE_BYTES or not shape:
+    if size <= limit or not shape:
         yield ()
         return
     inner = size // shape[0]
-    if inner > PIECE_BYTES:
+    if inner > limit:
         for i in range(shape[0]):
-            for rest in _pieces(shape[1:], itemsize):
+            for rest in _pieces(shape[1:], itemsize, limit):
                 yield (i, *rest)
     else:
-        step = PIECE_BYTES // inner
+        step = limit // inner
         for i in range(0, shape[0], step):
             yield (slice(i, i + step),)
