@@ -93,15 +93,18 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ax(const char* 
 }
 
 // X innermost in the source, the axis innermost in the destination: the tile comes in along X
-// (vectors of E elements where VEC) through shared memory; each warp scans rows of it and writes
-// them straight out along the axis (E consecutive elements per lane: one vector store where VEC).
-template <typename K, int E, int TX, bool VEC, int MINB>
+// (vectors of E elements where VEC) through shared memory; rows of it are scanned (TA = L * E
+// consecutive axis elements, E per lane; L lanes per row, so a warp scans 32 / L rows at once) and
+// written straight out along the axis (E consecutive elements per lane: one vector store where VEC).
+template <typename K, int E, int TX, bool VEC, int MINB, int L = 32>
 __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* src_, char* dst_, const Geo g) {
     typedef typename K::T T;
     typedef typename K::A A;
     typedef Pack<T, E> P;
-    constexpr int TA = 32 * E;
+    constexpr int TA = L * E;
+    constexpr int RPI = 32 / L;                  // tile rows per scan instruction of a warp
     constexpr int RPW = TX / (SL_THREADS / 32);  // tile rows per warp
+    constexpr int IT = RPW / RPI;                // scans per warp and pass
     constexpr int W = VEC ? E : 1;               // elements per load along X
     constexpr int LANES = TX / W;                // threads along X in the load
     constexpr int ROWS = SL_THREADS / LANES;     // axis positions per pass of the load
@@ -110,6 +113,7 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
     const T* src = reinterpret_cast<const T*>(src_);
     T* dst = reinterpret_cast<T*>(dst_);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int p = lane % L, sub = lane / L;  // position in the row, row of the instruction
     const int tl = threadIdx.x % LANES, tr = threadIdx.x / LANES;
     const int exclusive = (int)g.exclusive;
     for (long long b = blockIdx.x; b < g.nblocks; b += gridDim.x) {
@@ -119,11 +123,11 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
         long long so, dO;
         sl_decompose(g, row, so, dO);
         const T* ps = src + so + (x0 + tl * W) * g.sx + (long long)tr * g.sa;
-        T* pd = dst + dO + (x0 + warp * RPW) * g.dx + (long long)(lane * E) * g.da;
+        T* pd = dst + dO + (x0 + warp * RPW + sub) * g.dx + (long long)(p * E) * g.da;
         const bool xin = x0 + tl * W < g.nx;
-        A carry[RPW];
+        A carry[IT];
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) carry[r] = K::identity();
+        for (int r = 0; r < IT; ++r) carry[r] = K::identity();
         for (long long a0 = 0; a0 < g.na; a0 += TA, ps += TA * g.sa, pd += TA * g.da) {
             Pack<T, W> v[TA / ROWS];
 #pragma unroll
@@ -142,26 +146,26 @@ __global__ void __launch_bounds__(SL_THREADS, MINB) sl_scan_tile_ay(const char* 
             }
             __syncthreads();
 #pragma unroll
-            for (int r = 0; r < RPW; ++r) {
-                const int x = warp * RPW + r;
+            for (int r = 0; r < IT; ++r) {
+                const int x = warp * RPW + r * RPI + sub;
                 A run[E];
 #pragma unroll
-                for (int e = 0; e < E; ++e) run[e] = K::in(tile[x][lane * E + e]);
+                for (int e = 0; e < E; ++e) run[e] = K::in(tile[x][p * E + e]);
 #pragma unroll
                 for (int e = 1; e < E; ++e) run[e] = K::op(run[e - 1], run[e]);
                 A excl, seg;
-                sl_warp_scan<K, 32>(run[E - 1], 32, lane, excl, seg);
+                sl_warp_scan<K, L>(run[E - 1], L, p, excl, seg);
                 const A base = K::op(carry[r], excl);
                 if (x0 + x < g.nx) {
                     P o;
 #pragma unroll
-                    for (int e = 0; e < E; ++e) o.v[e] = K::out(sl_value<K, E>(base, run, e, exclusive, a0 + lane == 0));
+                    for (int e = 0; e < E; ++e) o.v[e] = K::out(sl_value<K, E>(base, run, e, exclusive, a0 + p == 0));
                     if (VEC) {
-                        if (a0 + lane * E < g.na) *reinterpret_cast<P*>(pd + r * g.dx) = o;
+                        if (a0 + p * E < g.na) *reinterpret_cast<P*>(pd + r * RPI * g.dx) = o;
                     } else {
 #pragma unroll
                         for (int e = 0; e < E; ++e)
-                            if (a0 + lane * E + e < g.na) pd[r * g.dx + e * g.da] = o.v[e];
+                            if (a0 + p * E + e < g.na) pd[r * RPI * g.dx + e * g.da] = o.v[e];
                     }
                 }
                 carry[r] = K::op(carry[r], seg);
