@@ -21,12 +21,21 @@ import time
 import numpy as np
 from gpu import AXES, SHAPE, check_equal, check_scan, copy_bandwidth, device_ms, nhwc, sector_bytes
 
+_AY_WIDE = ((8, True, 32, 0), (4, True, 64, 0))  # float16 ay tiles for axes of 128 and more
+_AY_SCALAR = (2, False, 32, 0)
+
 #: name -> planner constants to set (element size 2 or 4 implied by the dictionaries changed).
 VARIANTS = {
     "defaults": {},
     "not staged": {"SCAN_STAGED_MIN_CHUNKS": 10**9},
     "no columns split": {"COLS_SPLIT_BELOW": 0},
     "float16 split unbounded": {"COLS_SPLIT": {2: (8, 16, 0)}},
+    # float16 along a 64-long axis innermost in the destination (NCHW -> NHWC along C)
+    "ay 32x2": {"SCAN_AY_TILES": {2: ((*_AY_WIDE, (2, True, 64, 8)), _AY_SCALAR)}},
+    "ay 16x4 minb0": {"SCAN_AY_TILES": {2: ((*_AY_WIDE, (4, True, 64, 0, 16)), _AY_SCALAR)}},
+    "ay 8x8": {"SCAN_AY_TILES": {2: ((*_AY_WIDE, (8, True, 64, 8, 8)), _AY_SCALAR)}},
+    "ay 8x8 minb0": {"SCAN_AY_TILES": {2: ((*_AY_WIDE, (8, True, 64, 0, 8)), _AY_SCALAR)}},
+    "ay 16x4 tile32": {"SCAN_AY_TILES": {2: ((*_AY_WIDE, (4, True, 32, 8, 16)), _AY_SCALAR)}},
 }
 
 #: (dtype, input layout, output layout, axis) scan rows: those across the axis (NHWC <-> NCHW
