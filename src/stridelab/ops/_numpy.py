@@ -133,16 +133,14 @@ def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np
     if size // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
         return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc)
 
+    # planes written across the output's innermost axis would scatter every element: they go out
+    # in blocks instead
+    blocks = not innermost and _innermost(shape, dst_bytes, axis)
+
     def planes(x: np.ndarray, y: np.ndarray) -> None:
-        _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc)
+        _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc, blocks)
 
-    if innermost or not _innermost(shape, dst_bytes, axis):
-        return planes
-
-    def planes_in_blocks(x: np.ndarray, y: np.ndarray) -> None:
-        _scan_planes_in_blocks(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc)
-
-    return planes_in_blocks
+    return planes
 
 
 def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
@@ -193,59 +191,49 @@ def _descending(strides: list[int]) -> bool:
     return strides == sorted(strides, reverse=True)
 
 
-def _scan_planes(x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc: np.ufunc) -> None:
+def _scan_planes(
+    x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc: np.ufunc, blocks: bool = False
+) -> None:
     """The plane loop; the scan axis is axis 0, the others are in the input's memory order. As in
     ``ufunc.accumulate``, the first tally is the first element itself (a -0.0 stays -0.0).
-    ``a[k, ...]`` is a view even where planes are 0-d."""
-    n = x.shape[0]
-    for piece in _pieces(x.shape[1:], total.itemsize):
-        xs = x[(slice(None), *piece)]
-        ys = y[(slice(None), *piece)]
-        acc = xs[0, ...].astype(total)  # a copy, taken before anything is written (in place)
-        if identity is not None:
-            ys[0, ...] = identity
-            nxt = np.empty_like(acc)
-            for k in range(1, n):
-                ufunc(acc, xs[k, ...], out=nxt)  # read x[k] before out[k] is written (in place)
-                np.copyto(ys[k, ...], acc, casting="same_kind")
-                acc, nxt = nxt, acc
-        else:
-            np.copyto(ys[0, ...], acc, casting="same_kind")
-            for k in range(1, n):
-                ufunc(acc, xs[k, ...], out=acc)
-                np.copyto(ys[k, ...], acc, casting="same_kind")
+    ``a[k, ...]`` is a view even where planes are 0-d.
 
-
-def _scan_planes_in_blocks(x: np.ndarray, y: np.ndarray, identity, total: np.dtype, ufunc: np.ufunc) -> None:
-    """The plane loop where the scan axis (axis 0) is the output's innermost one: planes written
-    straight there would scatter every element. Each piece of the planes is scanned
-    :data:`BLOCK_POSITIONS` positions at a time into a temporary in the input's order, which is then
+    ``blocks``: the scan axis is the output's innermost one, where planes written straight there
+    would scatter every element. Each piece of the planes is then scanned
+    :data:`BLOCK_POSITIONS` positions at a time into a temporary in the input's order, which is
     copied out whole, so every output line gets a run of that many elements and the temporary
-    stays in cache. The same operations in the same order as :func:`_scan_planes`."""
+    stays in cache. The same operations in the same order either way.
+    """
     n = x.shape[0]
-    for piece in _pieces(x.shape[1:], y.itemsize, BLOCK_BYTES // BLOCK_POSITIONS):
+    if blocks:
+        step, itemsize, limit = BLOCK_POSITIONS, y.itemsize, BLOCK_BYTES // BLOCK_POSITIONS
+    else:
+        step, itemsize, limit = n, total.itemsize, None
+    for piece in _pieces(x.shape[1:], itemsize, limit):
         xs = x[(slice(None), *piece)]
         ys = y[(slice(None), *piece)]
-        block = np.empty((min(BLOCK_POSITIONS, n), *xs.shape[1:]), y.dtype)
-        acc = xs[0, ...].astype(total)  # a copy, as in _scan_planes
+        block = np.empty((min(step, n), *xs.shape[1:]), y.dtype) if blocks else None
+        acc = xs[0, ...].astype(total)  # a copy, taken before anything is written (in place)
         nxt = np.empty_like(acc)
-        for start in range(0, n, BLOCK_POSITIONS):
-            stop = min(n, start + BLOCK_POSITIONS)
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            out = block[: stop - start] if blocks else ys[start:stop]
             for k in range(start, stop):
-                out = block[k - start, ...]
+                target = out[k - start, ...]
                 if k == 0:
                     if identity is None:
-                        np.copyto(out, acc, casting="same_kind")
+                        np.copyto(target, acc, casting="same_kind")
                     else:
-                        out[...] = identity
+                        target[...] = identity
                 elif identity is None:
                     ufunc(acc, xs[k, ...], out=acc)
-                    np.copyto(out, acc, casting="same_kind")
+                    np.copyto(target, acc, casting="same_kind")
                 else:
-                    ufunc(acc, xs[k, ...], out=nxt)
-                    np.copyto(out, acc, casting="same_kind")
+                    ufunc(acc, xs[k, ...], out=nxt)  # read x[k] before out[k] is written (in place)
+                    np.copyto(target, acc, casting="same_kind")
                     acc, nxt = nxt, acc
-            np.copyto(ys[start:stop], block[: stop - start])
+            if blocks:
+                np.copyto(ys[start:stop], out)
 
 
 def _pieces(shape: tuple[int, ...], itemsize: int, limit: int | None = None) -> Iterator[tuple[int | slice, ...]]:
