@@ -238,14 +238,23 @@ def test_json_uses_dxdispatch_field_names():
     assert TensorDesc.from_json(json.loads(json.dumps(obj))) == d
     full = {"DataType": "DML_TENSOR_DATA_TYPE_UINT8", "DimensionCount": 2, "Sizes": [2, 3], "TotalTensorSizeInBytes": 8}
     assert TensorDesc.from_json(full) == TensorDesc("UINT8", (2, 3), total_tensor_size_in_bytes=8)
+    nested = {"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {**full, "TotalTensorSizeInBytes": 0, "Flags": "NONE"}}
+    assert TensorDesc.from_json(nested) == TensorDesc("UINT8", (2, 3))
 
 
 @pytest.mark.parametrize(
     ("obj", "message"),
     [
         ({"DataType": "FLOAT32", "Sizes": [2], "DimensionCount": 2}, "DimensionCount = 2 but Sizes"),
-        ({"DataType": "FLOAT32", "Sizes": [2], "Flags": 0}, r"fields \['Flags'\] are not known"),
-        ({"Sizes": [2]}, "missing 'DataType'"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Flags": 0}, "Flags = 0: expected one of NONE, OWNED_BY_DML"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Flags": "OWNED_BY_DML"}, "owned by DirectML .* are not supported"),
+        ({"Sizes": [2]}, "the field 'DataType' is required"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Stride": [1]}, "'Stride' is not a field .*did you mean 'Strides'"),
+        ({"DataType": "FLOAT32", "Sizes": [2, True]}, r"Sizes\[1\] = true: expected an integer"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Strides": [-1]}, r"Strides\[0\] = -1: a UINT is 0"),
+        ({"DataType": "FLOAT32", "Sizes": [0]}, r"tensor description: sizes\[0\] = 0"),
+        ({"Type": "TEXTURE", "Desc": {}}, 'Type = "TEXTURE" is not one of BUFFER'),
+        ({"Type": "BUFFER", "Desc": {"DataType": "FLOAT32"}}, "Desc: the field 'Sizes' is required"),
     ],
 )
 def test_from_json_errors(obj, message):

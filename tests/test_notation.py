@@ -93,7 +93,7 @@ def test_cute_text_that_is_no_layout_is_refused_with_the_reason(text, message):
         ("FLOAT32 ((2,2),3):((1,4),2)", "flat lists"),
         ("FLOAT32 (2,3):(5,1) bytes=30", "total_tensor_size_in_bytes = 30 is smaller"),
         ('{"DataType": "FLOAT32", "Sizes": [2, 3]', "cannot read the JSON"),
-        ('{"DataType": "FLOAT32"}', "missing 'Sizes'"),
+        ('{"DataType": "FLOAT32"}', "the field 'Sizes' is required"),
     ],
 )
 def test_text_that_is_no_description_is_refused_with_the_reason(text, message):

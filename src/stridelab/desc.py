@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import _analysis, _notation
+from ._json_fields import Fields, enum, integer_list, uint
 from ._validate import int_tuple, int_value
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
@@ -32,6 +33,7 @@ __all__ = [
     "calculate_strides",
     "layout_strides",
     "packed_strides",
+    "read_json_desc",
 ]
 
 MAX_DIMENSIONS = 8
@@ -447,23 +449,18 @@ class TensorDesc:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> TensorDesc:
-        """Read a dict with DxDispatch's field names; ``Strides``, ``TotalTensorSizeInBytes`` and
-        ``DimensionCount`` are optional (the last must agree with ``Sizes``)."""
+        """Read a DxDispatch tensor description (``DML_TENSOR_DESC``): flat, or nested as
+        ``{"Type": "BUFFER", "Desc": {...}}``. ``DataType`` and ``Sizes`` are required; ``Strides``
+        (default packed), ``DimensionCount`` (must agree with ``Sizes``), ``TotalTensorSizeInBytes``
+        (0 or absent: what the layout needs), ``Flags`` (``NONE``) and
+        ``GuaranteedBaseOffsetAlignment`` are optional; any other field is an error.
+
+        >>> TensorDesc.from_json({"Type": "BUFFER", "Desc": {"DataType": "FLOAT16", "Sizes": [2, 3]}})
+        TensorDesc('FLOAT16', sizes=(2, 3), strides=(3, 1))
+        """
         if not isinstance(obj, Mapping):
             raise TypeError(f"TensorDesc.from_json needs a mapping, not {type(obj).__name__}")
-        known = {"DataType", "Sizes", "Strides", "TotalTensorSizeInBytes", "DimensionCount"}
-        unknown = sorted(set(obj) - known)
-        if unknown:
-            raise LayoutError(f"tensor description fields {unknown} are not known; expected some of {sorted(known)}")
-        for field in ("DataType", "Sizes"):
-            if field not in obj:
-                raise LayoutError(f"tensor description is missing {field!r}")
-        sizes = obj["Sizes"]
-        if "DimensionCount" in obj and obj["DimensionCount"] != len(sizes):
-            raise LayoutError(
-                f"DimensionCount = {obj['DimensionCount']} but Sizes {list(sizes)} has {len(sizes)} entries"
-            )
-        return cls(obj["DataType"], sizes, obj.get("Strides"), obj.get("TotalTensorSizeInBytes"))
+        return read_json_desc(obj, "tensor description")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
         """Jupyter's display: the memory-map picture (logical grid beside the physical buffer) as
@@ -557,3 +554,44 @@ class TensorDesc:
         sizes, strides = _notation.coalesce(self._sizes, self._strides)
         total = None if self.buffer_size == self.required_size else self.buffer_size
         return TensorDesc(self._data_type, sizes, strides, total)
+
+
+_TENSOR_DESC_FIELDS = "DML_BUFFER_TENSOR_DESC"
+
+
+def read_json_desc(obj: Any, where: str) -> TensorDesc:
+    """A :class:`TensorDesc` from DxDispatch's JSON for a ``DML_TENSOR_DESC`` (see
+    :meth:`TensorDesc.from_json`); every message starts with ``where``."""
+    outer = Fields(obj, where, "DML_TENSOR_DESC")
+    kind = outer.optional("Type")
+    if kind is not None:
+        enum(outer.at("Type"), kind, "DML_TENSOR_TYPE_", ("BUFFER",))
+    fields = outer
+    if "Desc" in outer:
+        fields = Fields(outer.required("Desc"), f"{where}.Desc", _TENSOR_DESC_FIELDS)
+        outer.done()
+    data_type = fields.required("DataType")
+    sizes = integer_list(fields.at("Sizes"), fields.required("Sizes"))
+    strides = fields.optional("Strides")
+    if strides is not None:
+        strides = integer_list(fields.at("Strides"), strides)
+    count = fields.optional("DimensionCount")
+    if count is not None and uint(fields.at("DimensionCount"), count) != len(sizes):
+        raise LayoutError(f"{where}: DimensionCount = {count} but Sizes {list(sizes)} has {len(sizes)} entries")
+    flags = fields.optional("Flags")
+    if flags is not None and enum(fields.at("Flags"), flags, "DML_TENSOR_FLAG_", ("NONE", "OWNED_BY_DML")) != "NONE":
+        raise LayoutError(
+            f"{where}: Flags = {flags!r}: tensors owned by DirectML (bound at initialization) are not supported; "
+            "bind the tensor's buffer at dispatch instead (Flags NONE)"
+        )
+    total = fields.optional("TotalTensorSizeInBytes")
+    if total is not None:
+        total = uint(fields.at("TotalTensorSizeInBytes"), total, limit=None, type_name="UINT64") or None
+    alignment = fields.optional("GuaranteedBaseOffsetAlignment")
+    if alignment is not None:
+        uint(fields.at("GuaranteedBaseOffsetAlignment"), alignment)
+    fields.done()
+    try:
+        return TensorDesc(data_type, sizes, strides, total)
+    except (LayoutError, TypeError) as error:
+        raise LayoutError(f"{where}: {error}") from None
