@@ -14,7 +14,9 @@ array's sizes and strides are part of the signature.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib import import_module
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -42,6 +44,7 @@ __all__ = [
     "int_parameter",
     "prepare",
     "read_input",
+    "validate_only",
 ]
 
 
@@ -291,10 +294,26 @@ def forget_prepared_calls() -> None:
 UNCACHED = object()
 
 
+_validating: ContextVar[bool] = ContextVar("stridelab_validating", default=False)
+
+
+@contextmanager
+def validate_only() -> Iterator[None]:
+    """Within this block, operator calls validate their arguments (raising what a real call would)
+    and return None, running nothing: how a DxDispatch model is checked, command by command, before
+    any command runs."""
+    token = _validating.set(True)
+    try:
+        yield
+    finally:
+        _validating.reset(token)
+
+
 def call(key: Any, prepare: Callable[..., Prepared], x: Any, out: Any, *args: Any) -> Any:
     """Run an operator call: ``prepare(x, out, *args)`` (which validates everything and raises on
     bad input) the first time its signature ``key`` (operator and parameters, or
-    :data:`UNCACHED`) is met, the :class:`Prepared` found under it after that."""
+    :data:`UNCACHED`) is met, the :class:`Prepared` found under it after that. Under
+    :func:`validate_only`, return after the checks."""
     signature = (key, _input_key(x), _output_key(out, x))
     cached = UNCACHED not in signature
     try:
@@ -307,6 +326,8 @@ def call(key: Any, prepare: Callable[..., Prepared], x: Any, out: Any, *args: An
             if len(_prepared) >= CACHE_SIZE:
                 _prepared.clear()
             _prepared[signature] = prepared
+    if _validating.get():
+        return None
     if prepared.run is None:  # nothing to move: out is x itself
         return out
     if out is not None:  # flags may change between calls
