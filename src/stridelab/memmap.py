@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import string
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,22 @@ def element_labels_in_order(count: int) -> list[str]:
         labels.extend(map("".join, itertools.islice(words, count - len(labels))))
         length += 1
     return labels
+
+
+def tiles_text(labels: np.ndarray, starts: Sequence[int] | None = None) -> str:
+    """An array of labels as rows of text, its 2-D tiles separated by a blank line; where the rank
+    is 4 or more, each tile is headed by its leading coordinates (counted from ``starts``, the
+    coordinates of ``labels[0, ..., 0]``, default zeros)."""
+    starts = (0,) * labels.ndim if starts is None else tuple(starts)
+    width = max(len(s) for s in labels.ravel())
+    grid = labels.reshape((1,) * max(0, 2 - labels.ndim) + labels.shape)
+    tiles = []
+    for lead in np.ndindex(*grid.shape[:-2]):
+        rows = [" ".join(s.rjust(width) for s in row) for row in grid[lead].tolist()]
+        if labels.ndim >= 4:
+            rows.insert(0, "(" + ", ".join([*(str(s + i) for s, i in zip(starts, lead)), ":", ":"]) + ")")
+        tiles.append("\n".join(rows))
+    return "\n\n".join(tiles)
 
 
 class MemoryMap:
@@ -188,16 +205,7 @@ class MemoryMap:
     def logical_text(self) -> str:
         """The logical view as on the strides page: rows of labels, 2-D tiles separated by a blank
         line, each tile headed by its leading coordinates where the rank is 4 or more."""
-        labels = self.element_labels()
-        width = max(len(s) for s in labels.ravel())
-        grid = labels.reshape((1,) * max(0, 2 - labels.ndim) + labels.shape)
-        tiles = []
-        for lead in np.ndindex(*grid.shape[:-2]):
-            rows = [" ".join(s.rjust(width) for s in row) for row in grid[lead].tolist()]
-            if labels.ndim >= 4:
-                rows.insert(0, "(" + ", ".join(map(str, lead)) + ", :, :)")
-            tiles.append("\n".join(rows))
-        return "\n\n".join(tiles)
+        return tiles_text(self.element_labels())
 
     def summary(self) -> str:
         """One line: data type, sizes, strides, classification, elements, slots and bytes."""
