@@ -1,0 +1,286 @@
+"""A loaded DxDispatch model: checked as a whole when it is loaded, then run command by command.
+
+:func:`load` reads the file, its resources, dispatchables and commands, then checks every dispatch
+against the buffers it binds, the way DirectML's debug layer would (bound sizes, alignment) and the
+way stridelab's operators do (sizes, data types, parameters, aliasing), all before any command
+runs: a model that fails writes no file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._json_fields import Fields, did_you_mean, short
+from ..desc import TensorDesc
+from ..errors import LayoutError
+from ..ops._common import validate_only
+from ..tensor import StridedTensor
+from . import _jsonc
+from .commands import Binding, Command, Dispatch, Print, WriteFile, read_command
+from .operators import Dispatchable, read_dispatchable
+from .output import dispatch_line, print_lines, written_line
+from .resources import Resource, read_resource
+
+__all__ = ["BACKENDS", "Model", "device_name", "load"]
+
+#: The backends a model runs on: NumPy on the CPU, or CuPy on an NVIDIA GPU (opt-in).
+BACKENDS = ("numpy", "cupy")
+
+
+def load(path: str | Path) -> Model:
+    """Read and check the DxDispatch model at ``path`` (a ``.json`` file).
+
+    Raises :class:`~stridelab.LayoutError` naming the resource, dispatchable or command and the field
+    at fault, for any model DxDispatch would refuse or DirectML would fail on, and for the
+    operators stridelab does not run.
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".json":
+        raise LayoutError(f"{str(path)!r}: expected a .json model (DxDispatch's .onnx models are not supported)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LayoutError(f"cannot read the model {str(path)!r}: {error}") from None
+    try:
+        return Model._from_json(_jsonc.loads(text, str(path)), path)
+    except LayoutError as error:
+        message = str(error)
+        raise LayoutError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+class Model:
+    """A DxDispatch model: ``resources``, ``dispatchables`` and ``commands``, all checked.
+
+    Build one with :func:`load`. :meth:`run` runs it; :meth:`tensors` lists every tensor it
+    describes; in Jupyter it shows its parts and every tensor's memory map.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        resources: dict[str, Resource],
+        dispatchables: dict[str, Dispatchable],
+        commands: list[Command],
+    ) -> None:
+        self.path = path
+        self.resources = resources
+        self.dispatchables = dispatchables
+        self.commands = commands
+
+    @classmethod
+    def _from_json(cls, obj: Any, path: Path) -> Model:
+        root = Fields(obj, str(path), "a model")
+        root.optional("$schema")
+        parts = {}
+        for field, kind in (("resources", dict), ("dispatchables", dict), ("commands", list)):
+            value = root.required(field)
+            if not isinstance(value, kind):
+                expected = "an object" if kind is dict else "an array"
+                raise LayoutError(f"{root.at(field)}: expected {expected}, not {short(value)}")
+            parts[field] = value
+        root.done()
+        resources = {name: read_resource(name, value, path.parent) for name, value in parts["resources"].items()}
+        dispatchables = {name: read_dispatchable(name, value) for name, value in parts["dispatchables"].items()}
+        commands = [read_command(i, value, resources, dispatchables) for i, value in enumerate(parts["commands"])]
+        model = cls(path, resources, dispatchables, commands)
+        model._check_dispatches()
+        return model
+
+    # -- checks -------------------------------------------------------------------------------
+    def _check_dispatches(self) -> None:
+        """Every dispatch, checked on the initial buffers by the operator itself (nothing runs)."""
+        buffers = {name: resource.initial_bytes() for name, resource in self.resources.items()}
+        for command in self.commands:
+            if isinstance(command, Dispatch):
+                x, out = self._bind(command, buffers)
+                try:
+                    with validate_only():
+                        self.dispatchables[command.dispatchable].apply(x, out)
+                except (LayoutError, TypeError) as error:
+                    raise LayoutError(
+                        f"command {command.index} ({command.describe()}): {error} (x is InputTensor, out is "
+                        "OutputTensor)"
+                    ) from None
+
+    def _bind(self, command: Dispatch, buffers: dict[str, Any]) -> tuple[StridedTensor, StridedTensor]:
+        dispatchable = self.dispatchables[command.dispatchable]
+        bound = [
+            self._tensor(command, point, binding, desc, buffers)
+            for point, binding, desc in zip(command.bindings, command.bindings.values(), dispatchable.tensors.values())
+        ]
+        return bound[0], bound[1]
+
+    def _tensor(
+        self, command: Dispatch, point: str, binding: Binding, desc: TensorDesc, buffers: dict
+    ) -> StridedTensor:
+        resource = self.resources[binding.resource]
+        where = f"command {command.index} (dispatch {command.dispatchable!r}): {point} bound to {binding.describe()}"
+        start, size, esize = binding.byte_offset, resource.size_in_bytes, desc.element_size
+        if start % esize:
+            raise LayoutError(
+                f"{where}: elementOffset {binding.element_offset} starts at byte {start}, which is not a multiple "
+                f"of the {desc.data_type} element size {esize}"
+            )
+        available = max(size - start, 0)
+        if available < desc.buffer_size:
+            raise LayoutError(
+                f"{where} ({size} bytes): The value of SizeInBytes is too small. {available} was provided, but "
+                f"{desc.buffer_size} was expected."
+            )
+        end = start + available // esize * esize
+        return StridedTensor(desc, buffers[binding.resource][start:end].view(desc.dtype.numpy_dtype))
+
+    # -- what it describes ----------------------------------------------------------------------
+    def tensors(self) -> dict[str, TensorDesc]:
+        """Every tensor of every dispatchable, named ``"<dispatchable>.<bind point>"``."""
+        return {
+            f"{name}.{point}": desc
+            for name, dispatchable in self.dispatchables.items()
+            for point, desc in dispatchable.tensors.items()
+        }
+
+    def __str__(self) -> str:
+        width = max(map(len, [*self.resources, *self.dispatchables, str(len(self.commands)), "OutputTensor"]))
+        lines = [f"DxDispatch model {self.path.name}", "resources:"]
+        lines += [f"  {name:<{width}}  {r.describe()}" for name, r in self.resources.items()] or ["  (none)"]
+        lines.append("dispatchables:")
+        for name, d in self.dispatchables.items():
+            lines.append(f"  {name:<{width}}  {d.describe()}")
+            lines += [f"    {point:<{width - 2}}  {desc}" for point, desc in d.tensors.items()]
+        lines.append("commands:")
+        lines += [f"  {c.index:<{width}}  {c.describe()}" for c in self.commands] or ["  (none)"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"<DxDispatch model {self.path.name!r}: {len(self.resources)} resources, "
+            f"{len(self.dispatchables)} dispatchables, {len(self.commands)} commands>"
+        )
+
+    def _ipython_display_(self) -> None:
+        """Jupyter: the parts as text, then every tensor's memory map, named, as one picture."""
+        from IPython.display import display
+
+        from ..render.picture import picture_bundle
+        from ..render.scene import build_scene
+
+        display({"text/plain": str(self)}, raw=True)
+        tensors = self.tensors()
+        if tensors:
+            names = list(tensors)
+            data, metadata = picture_bundle([build_scene(d) for d in tensors.values()], names, ", ".join(names))
+            display(data, metadata=metadata, raw=True)
+
+    # -- running ------------------------------------------------------------------------------
+    def run(
+        self, backend: str = "numpy", iterations: int = 1, *, log: Callable[[str], Any] | None = None
+    ) -> dict[str, Any]:
+        """Run the commands in order on ``backend`` (``"numpy"``, or ``"cupy"`` for the GPU),
+        each dispatch ``iterations`` times, as DxDispatch does; ``writeFile`` writes its file
+        (paths relative to the current directory).
+
+        ``log`` receives each line DxDispatch prints: the ``Resource '...': ...`` lines, the
+        ``Dispatch '...': ... ms median (CPU)`` timings and ``Resource '...' written to '...'``.
+
+        Returns ``{resource name: its initial elements now}``: a 1-D array of the resource's
+        ``initialValuesDataType`` in the backend's array module.
+        """
+        xp = _array_module(backend)
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise LayoutError(f"iterations = {iterations!r}: expected an integer of at least 1")
+        emit = log or (lambda line: None)
+        buffers = {name: xp.asarray(resource.initial_bytes()) for name, resource in self.resources.items()}
+        if xp is not np:
+            self._warm_up(buffers, xp)
+        for command in self.commands:
+            if isinstance(command, Dispatch):
+                samples = self._dispatch(command, buffers, iterations, xp)
+                emit(dispatch_line(command.dispatchable, iterations, *samples))
+            elif isinstance(command, Print):
+                for line in print_lines(command.resource, self._values(command.resource, buffers), command.verbose):
+                    emit(line)
+            else:
+                emit(written_line(command.resource, self._write(command, buffers)))
+        return {name: self._values(name, buffers, xp) for name in self.resources}
+
+    def _values(self, name: str, buffers: dict[str, Any], xp: Any = None) -> Any:
+        resource = self.resources[name]
+        count = resource.initial.size
+        values = buffers[name][: count * resource.element_size].view(resource.data_type.numpy_dtype)
+        return values.copy() if xp is not None else _host(values)
+
+    def _warm_up(self, buffers: dict[str, Any], xp: Any) -> None:
+        """Compile what every dispatch needs, on scratch copies of its buffers, as DxDispatch
+        initializes its operators before the first command (compiling is not timed)."""
+        for command in self.commands:
+            if isinstance(command, Dispatch):
+                scratch = {b.resource: buffers[b.resource].copy() for b in command.bindings.values()}
+                self.dispatchables[command.dispatchable].apply(*self._bind(command, scratch))
+        xp.cuda.Device().synchronize()
+
+    def _dispatch(self, command: Dispatch, buffers: dict, iterations: int, xp: Any) -> tuple[list, list | None]:
+        apply = self.dispatchables[command.dispatchable].apply
+        x, out = self._bind(command, buffers)
+        cpu, gpu = [], None if xp is np else []
+        for _ in range(iterations):
+            if gpu is None:
+                start = time.perf_counter()
+                apply(x, out)
+                cpu.append((time.perf_counter() - start) * 1e3)
+                continue
+            begin, end = xp.cuda.Event(), xp.cuda.Event()
+            start = time.perf_counter()
+            begin.record()
+            apply(x, out)
+            end.record()
+            end.synchronize()
+            cpu.append((time.perf_counter() - start) * 1e3)
+            gpu.append(xp.cuda.get_elapsed_time(begin, end))
+        return cpu, gpu
+
+    def _write(self, command: WriteFile, buffers: dict) -> Path:
+        resource = self.resources[command.resource]
+        target = Path(command.target).absolute()
+        data = _host(buffers[command.resource])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.suffix.lower() == ".npy":
+            whole = data.size // resource.element_size * resource.element_size
+            values = data[:whole].view(resource.data_type.numpy_dtype)
+            shape = command.dimensions or (values.size,)
+            count = int(np.prod(shape))
+            np.save(target, values[:count].reshape(shape), allow_pickle=False)
+        else:
+            target.write_bytes(data.tobytes())
+        return target
+
+
+def _array_module(backend: Any) -> Any:
+    if backend not in BACKENDS:
+        raise LayoutError(
+            f"backend = {backend!r} is not one of {', '.join(BACKENDS)}{did_you_mean(str(backend), BACKENDS)}"
+        )
+    if backend == "numpy":
+        return np
+    from .._optional import optional_imports
+
+    with optional_imports("gpu", "running a model with backend='cupy'"):
+        import cupy
+    return cupy
+
+
+def device_name(backend: str) -> str:
+    """What a model runs on, for DxDispatch's ``Running on '...'`` line."""
+    xp = _array_module(backend)
+    if xp is np:
+        return f"NumPy {np.__version__} on the CPU"
+    device = xp.cuda.Device()
+    return f"{xp.cuda.runtime.getDeviceProperties(device.id)['name'].decode()} (GPU {device.id}, CuPy {xp.__version__})"
+
+
+def _host(array: Any) -> np.ndarray:
+    return array if isinstance(array, np.ndarray) else array.get()

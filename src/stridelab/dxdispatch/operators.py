@@ -1,0 +1,213 @@
+"""The DirectML operators a model may dispatch, read from their ``DML_*_OPERATOR_DESC`` JSON.
+
+Each reader checks the desc's fields (names, JSON types, enums, ``DimensionCount``) and returns a
+:class:`Dispatchable`: the tensors by bind point and a function that runs the operator on tensors
+bound to buffers. Everything an operator checks about tensors bound to buffers (sizes, data types,
+axis range, windows, aliasing) is checked by stridelab's operator itself, before a model runs, under
+:func:`~stridelab.ops._common.validate_only`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, short, uint
+from ..desc import TensorDesc, read_json_desc
+from ..errors import LayoutError
+from ..ops import cumulative_product, cumulative_summation, element_wise_identity, slice1
+from ..tensor import StridedTensor
+
+__all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "read_dispatchable"]
+
+#: The bind points of every operator here: DirectML's tensor field names.
+BIND_POINTS = ("InputTensor", "OutputTensor")
+
+_PREFIX = "DML_OPERATOR_"
+_DIRECTIONS = ("INCREASING", "DECREASING")
+_OTHER_KINDS = {"hlsl": "HLSL shaders", "onnx": "ONNX models", "dmlserializedgraph": "serialized DirectML graphs"}
+
+
+@dataclass(frozen=True, eq=False)
+class Dispatchable:
+    """A DirectML operator of a model: its ``tensors`` by bind point, the other desc fields as
+    ``parameters`` (JSON values, for display), and ``apply(input, output)``, which runs it on
+    StridedTensors over bound buffers."""
+
+    name: str
+    operator: str
+    tensors: dict[str, TensorDesc]
+    parameters: dict[str, Any]
+    apply: Callable[[StridedTensor, StridedTensor], None]
+
+    def describe(self) -> str:
+        """One line: the operator and its parameters, e.g. ``SLICE1 InputWindowOffsets=[0, 0, 1, 1] ...``."""
+        return " ".join([f"DML_OPERATOR_{self.operator}", *(f"{k}={v}" for k, v in self.parameters.items())])
+
+
+def read_dispatchable(name: str, obj: Any) -> Dispatchable:
+    """The dispatchable ``name`` from its JSON object (``type``, ``desc``, optional
+    ``executionFlags``, ``dmlCompileType`` and ``bindings``)."""
+    where = f"dispatchable {name!r}"
+    fields = Fields(obj, where, "a DirectML operator dispatchable")
+    kind = fields.required("type", "Type")
+    if not isinstance(kind, str):
+        raise LayoutError(f'{where}: type = {short(kind)}: expected an operator name, e.g. "DML_OPERATOR_SLICE1"')
+    if kind.lower() in _OTHER_KINDS:
+        raise LayoutError(
+            f"{where}: type {kind!r}: stridelab runs DirectML operators ({', '.join(OPERATORS)}), not "
+            f"{_OTHER_KINDS[kind.lower()]}"
+        )
+    operator = kind.removeprefix(_PREFIX)
+    if operator not in OPERATORS:  # a close name is a typo; others are DirectML operators not run here
+        hint = did_you_mean(operator, OPERATORS, cutoff=0.85)
+        raise LayoutError(
+            f"{where}: DML_OPERATOR_{operator} is not an operator stridelab runs{hint}; it runs {', '.join(OPERATORS)}"
+        )
+    desc = fields.optional("desc", "Desc")
+    flags = fields.optional("executionFlags")
+    if flags is not None:
+        for i, flag in enumerate(flags if isinstance(flags, list) else [flags]):
+            enum(f"{where}: executionFlags[{i}]", flag, "DML_EXECUTION_FLAG_", _EXECUTION_FLAGS)
+    compile_type = fields.optional("dmlCompileType")
+    if compile_type is not None and compile_type not in ("DmlCompileOp", "DmlCompileGraph"):
+        raise LayoutError(f"{where}: dmlCompileType = {short(compile_type)}: expected DmlCompileOp or DmlCompileGraph")
+    bindings = fields.optional("bindings")
+    if bindings not in (None, {}):
+        raise LayoutError(
+            f"{where}: bindings {short(bindings)}: initialization bindings are for tensors owned by DirectML, "
+            "which stridelab does not support; bind every tensor in the dispatch command"
+        )
+    kind_name = f"DML_{operator}_OPERATOR_DESC"
+    if desc is None:  # DxDispatch then reads the desc's fields from the dispatchable itself
+        desc_fields = Fields({k: v for k, v in obj.items() if k not in _DISPATCHABLE_FIELDS}, where, kind_name)
+    else:
+        fields.done()
+        desc_fields = Fields(desc, f"{where}: desc", kind_name)
+    tensors = {point: read_json_desc(desc_fields.required(point), f"{where}: desc.{point}") for point in BIND_POINTS}
+    parameters, apply = OPERATORS[operator](desc_fields, tensors)
+    desc_fields.done()
+    return Dispatchable(name, operator, tensors, parameters, apply)
+
+
+_DISPATCHABLE_FIELDS = ("type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings")
+_EXECUTION_FLAGS = ("NONE", "ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS", "DESCRIPTORS_VOLATILE")
+
+Reader = Callable[
+    [Fields, dict[str, TensorDesc]], tuple[dict[str, Any], Callable[[StridedTensor, StridedTensor], None]]
+]
+
+
+def _scan(function: Callable, exclusive_field: str) -> Reader:
+    def read(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+        axis = uint(fields.at("Axis"), fields.required("Axis"))
+        direction = enum(
+            fields.at("AxisDirection"), fields.required("AxisDirection"), "DML_AXIS_DIRECTION_", _DIRECTIONS
+        )
+        exclusive = boolean(fields.at(exclusive_field), fields.required(exclusive_field))
+        rank = tensors["InputTensor"].dimension_count
+        if axis >= rank:
+            raise LayoutError(f"{fields.at('Axis')} = {axis} is out of range for InputTensor with {rank} dimensions")
+
+        def apply(x: StridedTensor, out: StridedTensor) -> None:
+            function(x, axis, direction=direction, exclusive=exclusive, out=out)
+
+        return {"Axis": axis, "AxisDirection": direction, exclusive_field: exclusive}, apply
+
+    return read
+
+
+def _dimension_count(fields: Fields, tensors: dict[str, TensorDesc], arrays: dict[str, tuple[int, ...]]) -> int:
+    count = uint(fields.at("DimensionCount"), fields.required("DimensionCount"))
+    for what, length in (
+        *((f"{point}.Sizes", desc.dimension_count) for point, desc in tensors.items()),
+        *((name, len(values)) for name, values in arrays.items()),
+    ):
+        if length != count:
+            raise LayoutError(f"{fields.where}: DimensionCount = {count} but {what} has {length} entries")
+    return count
+
+
+def _slice1(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+    arrays = {
+        name: integer_list(fields.at(name), fields.required(name), signed=name == "InputWindowStrides")
+        for name in ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
+    }
+    count = _dimension_count(fields, tensors, arrays)
+    offsets, sizes, strides = (arrays[n] for n in ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"))
+
+    def apply(x: StridedTensor, out: StridedTensor) -> None:
+        slice1(x, offsets, sizes, strides, out=out)
+
+    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, apply
+
+
+def _slice(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+    """SLICE (version 1): ``Out[c] = In[Offsets + Strides * c]``, which is SLICE1 with window sizes
+    ``(Sizes[i] - 1) * Strides[i] + 1``."""
+    arrays = {name: integer_list(fields.at(name), fields.required(name)) for name in ("Offsets", "Sizes", "Strides")}
+    count = _dimension_count(fields, tensors, arrays)
+    offsets, sizes, strides = arrays["Offsets"], arrays["Sizes"], arrays["Strides"]
+    input_sizes, output_sizes = tensors["InputTensor"].sizes, tensors["OutputTensor"].sizes
+    if sizes != output_sizes:
+        raise LayoutError(f"{fields.at('Sizes')} = {list(sizes)} differ from OutputTensor.Sizes {list(output_sizes)}")
+    for i, (o, n, s, limit) in enumerate(zip(offsets, sizes, strides, input_sizes)):
+        if s < 1:
+            raise LayoutError(f"{fields.at('Strides')}[{i}] = {s}: SLICE strides are at least 1")
+        if o + (n - 1) * s >= limit:
+            raise LayoutError(
+                f"{fields.where}: Offsets[{i}] + (Sizes[{i}] - 1) * Strides[{i}] = {o + (n - 1) * s} is outside "
+                f"InputTensor.Sizes[{i}] = {limit}"
+            )
+    window = tuple((n - 1) * s + 1 for n, s in zip(sizes, strides))
+
+    def apply(x: StridedTensor, out: StridedTensor) -> None:
+        slice1(x, offsets, window, strides, out=out)
+
+    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, apply
+
+
+def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+    scale_bias = fields.optional("ScaleBias")
+    if scale_bias is None:
+
+        def copy(x: StridedTensor, out: StridedTensor) -> None:
+            element_wise_identity(x, out)
+
+        return {}, copy
+    pair = Fields(scale_bias, f"{fields.where}.ScaleBias", "DML_SCALE_BIAS")
+    scale = number(pair.at("Scale"), pair.required("Scale"))
+    bias = number(pair.at("Bias"), pair.required("Bias"))
+    pair.done()
+    output_type = tensors["OutputTensor"].dtype
+    if output_type.numpy_dtype.kind != "f":
+        raise LayoutError(
+            f"{fields.where}.ScaleBias: a scale and bias apply to float tensors; OutputTensor is {output_type.name}"
+        )
+    scale32, bias32 = np.float32(scale), np.float32(bias)
+
+    def copy_scaled(x: StridedTensor, out: StridedTensor) -> None:
+        """``Scale * x + Bias`` in float32, rounded once to the output type (so NumPy and CuPy,
+        which both round each float32 operation, give the same bits)."""
+        element_wise_identity(x, out)
+        view = out.view()
+        values = view.astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):  # past the type's range is inf, as on DirectML
+            values *= scale32
+            values += bias32
+            view[...] = values
+
+    return {"ScaleBias": {"Scale": scale, "Bias": bias}}, copy_scaled
+
+
+#: The operators stridelab runs, by their name after ``DML_OPERATOR_``.
+OPERATORS: dict[str, Reader] = {
+    "CUMULATIVE_PRODUCT": _scan(cumulative_product, "HasExclusiveProduct"),
+    "CUMULATIVE_SUMMATION": _scan(cumulative_summation, "HasExclusiveSum"),
+    "ELEMENT_WISE_IDENTITY": _identity,
+    "SLICE": _slice,
+    "SLICE1": _slice1,
+}

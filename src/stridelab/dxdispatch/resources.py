@@ -1,0 +1,230 @@
+"""A model's resources: flat buffers with initial values, as DxDispatch builds them.
+
+``initialValues`` takes the forms DxDispatch reads: an array of numbers (``"nan"``, ``"inf"`` and
+``"-inf"`` as strings), a constant ``{"valueCount", "value"}``, a sequence ``{"valueCount",
+"valueStart", "valueDelta"}`` built by repeated addition in the target type (so FLOAT16 sequences
+round as they grow and integer ones wrap), or a file ``{"sourcePath"}``: ``.npy`` (its dtype is the
+data type) or raw bytes. The buffer is ``sizeInBytes`` long (default: the initial data and its
+offset, rounded up to 4 bytes), zero past the initial data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._json_fields import Fields, did_you_mean, json_type, number, short, uint
+from ..dtypes import DATA_TYPES, DataType, data_type
+from ..errors import LayoutError
+
+__all__ = ["Resource", "read_resource"]
+
+_TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
+
+
+@dataclass(frozen=True, eq=False)
+class Resource:
+    """One buffer of a model: ``size_in_bytes`` bytes holding ``initial`` (its elements, of
+    ``data_type``) from byte ``offset`` on."""
+
+    name: str
+    data_type: DataType
+    initial: np.ndarray
+    offset: int
+    size_in_bytes: int
+
+    @property
+    def element_size(self) -> int:
+        return self.data_type.element_size
+
+    def initial_bytes(self) -> np.ndarray:
+        """The whole buffer as it starts: a new uint8 array of ``size_in_bytes``."""
+        buffer = np.zeros(self.size_in_bytes, np.uint8)
+        data = self.initial.view(np.uint8)
+        buffer[self.offset : self.offset + data.size] = data
+        return buffer
+
+    def describe(self) -> str:
+        """One line: data type, initial element count and bytes, e.g. ``FLOAT32, 3 elements, 12 bytes``."""
+        count = self.initial.size
+        return f"{self.data_type.name}, {count} initial element{'s' * (count != 1)}, {self.size_in_bytes} bytes"
+
+
+def read_resource(name: str, obj: Any, folder: Path) -> Resource:
+    """The resource ``name`` from its JSON ``obj``; files resolve against the model's ``folder``,
+    then the current directory."""
+    where = f"resource {name!r}"
+    fields = Fields(obj, where, "a buffer resource")
+    kind = fields.optional("type")
+    if kind is not None and kind != "buffer":
+        raise LayoutError(f'{where}: type = {short(kind)}: the only resource type is "buffer"')
+    values = fields.required("initialValues")
+    type_name = fields.optional("initialValuesDataType")
+    dtype = None if type_name is None else _data_type(fields.at("initialValuesDataType"), type_name)
+    offset = uint(
+        fields.at("initialValuesOffsetInBytes"), fields.optional("initialValuesOffsetInBytes", default=0), limit=None
+    )
+    size = fields.optional("sizeInBytes")
+    fields.done()
+    initial, dtype = _initial_values(where, values, dtype, folder)
+    if offset % dtype.element_size:
+        raise LayoutError(
+            f"{where}: initialValuesOffsetInBytes = {offset} is not a multiple of the {dtype.name} element size "
+            f"{dtype.element_size}"
+        )
+    needed = offset + initial.nbytes
+    if size is None:
+        size = -(-needed // 4) * 4
+    elif uint(f"{where}: sizeInBytes", size, limit=None) < needed:
+        raise LayoutError(
+            f"{where}: The buffer size ({size} bytes) is too small for the initialValues ({initial.nbytes} bytes) "
+            f"at offset {offset} bytes."
+        )
+    return Resource(name, dtype, initial, offset, size)
+
+
+def _data_type(where: str, value: Any) -> DataType:
+    if not isinstance(value, str):
+        raise LayoutError(f'{where} = {short(value)}: expected a data type name, e.g. "FLOAT32"')
+    name = value.removeprefix(_TYPE_PREFIX)
+    if name in DATA_TYPES:
+        return data_type(name)
+    if name in ("UNKNOWN", "UINT4", "INT4"):
+        reason = (
+            "the list form of initialValues (UNKNOWN) builds HLSL constant buffers, and stridelab runs no HLSL"
+            if name == "UNKNOWN"
+            else f"{name} packs two values per byte, and no operator stridelab runs takes it"
+        )
+        raise LayoutError(f"{where} = {value!r}: {reason}")
+    raise LayoutError(f"{where} = {value!r} is not one of {', '.join(DATA_TYPES)}{did_you_mean(name, DATA_TYPES)}")
+
+
+def _initial_values(where: str, values: Any, dtype: DataType | None, folder: Path) -> tuple[np.ndarray, DataType]:
+    if isinstance(values, dict) and "sourcePath" in values:
+        return _from_file(where, values, dtype, folder)
+    if dtype is None:
+        raise LayoutError(f"{where}: the field 'initialValuesDataType' is required (only a .npy file carries its own)")
+    if isinstance(values, list):
+        if not values:
+            raise LayoutError(f"{where}: 'initialValues' must be non-empty.")
+        elements = [_element(f"{where}: initialValues[{i}]", v, dtype) for i, v in enumerate(values)]
+        return np.array(elements, dtype.numpy_dtype), dtype
+    if isinstance(values, dict):
+        return _generated(where, values, dtype), dtype
+    if values == "deferred":
+        raise LayoutError(f'{where}: "deferred" initial values are for ONNX outputs, and stridelab runs no ONNX')
+    raise LayoutError(
+        f"{where}: initialValues = {short(values)} ({json_type(values)}): expected an array, "
+        '{"valueCount", "value"}, {"valueCount", "valueStart", "valueDelta"} or {"sourcePath"}'
+    )
+
+
+def _generated(where: str, values: dict, dtype: DataType) -> np.ndarray:
+    fields = Fields(values, f"{where}: initialValues", "a constant or sequence initializer")
+    count = fields.required("valueCount")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise LayoutError(f"{fields.at('valueCount')} = {short(count)}: expected an integer of at least 1")
+    if "value" in fields:
+        if "valueStart" in fields or "valueDelta" in fields:
+            raise LayoutError(f"{where}: 'value' and 'valueStart'/'valueDelta' are mutually exclusive")
+        value = _element(fields.at("value"), fields.required("value"), dtype)
+        fields.done()
+        _check_allocation(where, count, dtype)
+        return np.full(count, value, dtype.numpy_dtype)
+    if "valueStart" not in fields and "valueDelta" not in fields:
+        raise LayoutError(f"{where}: Error parsing 'initialValues' object: unknown generator type.")
+    start = _element(fields.at("valueStart"), fields.required("valueStart"), dtype)
+    delta = _element(fields.at("valueDelta"), fields.required("valueDelta"), dtype)
+    fields.done()
+    _check_allocation(where, count, dtype)
+    steps = np.full(count, delta, dtype.numpy_dtype)
+    steps[0] = start
+    with np.errstate(over="ignore"):  # float16 sequences may reach inf, as they would by hand
+        return np.add.accumulate(steps, dtype=dtype.numpy_dtype)  # one addition at a time, in the type
+
+
+def _check_allocation(where: str, count: int, dtype: DataType) -> None:
+    nbytes = count * dtype.element_size
+    if nbytes > 2**40:
+        raise LayoutError(f"{where}: valueCount = {count} makes {nbytes} bytes of {dtype.name}, more than 1 TiB")
+
+
+def _element(where: str, value: Any, dtype: DataType) -> Any:
+    """One initial value, checked against the data type's range."""
+    kind = dtype.numpy_dtype.kind
+    if kind == "f":
+        real = number(where, value)
+        with np.errstate(over="ignore"):
+            rounded = dtype.numpy_dtype.type(real)
+        if np.isinf(rounded) and not math.isinf(real):
+            raise LayoutError(
+                f"{where} = {short(value)} is outside the {dtype.name} range (largest "
+                f'{float(np.finfo(dtype.numpy_dtype).max):g}); write "inf" for an infinity'
+            )
+        return real
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = "an unsigned integer" if kind == "u" else "an integer"
+        raise LayoutError(f"{where} = {short(value)}: expected {expected} for {dtype.name}")
+    info = np.iinfo(dtype.numpy_dtype)
+    if not info.min <= value <= info.max:
+        raise LayoutError(f"{where} = {value} is outside the {dtype.name} range {info.min} to {info.max}")
+    return value
+
+
+def _from_file(where: str, values: dict, dtype: DataType | None, folder: Path) -> tuple[np.ndarray, DataType]:
+    fields = Fields(values, f"{where}: initialValues", "a file initializer")
+    source = fields.required("sourcePath")
+    fields.done()
+    if not isinstance(source, str) or not source:
+        raise LayoutError(f"{where}: sourcePath = {short(source)}: expected a file name")
+    suffix = Path(source).suffix.lower()
+    if suffix in (".png", ".jpg", ".jpeg"):
+        raise LayoutError(
+            f"{where}: sourcePath {source!r}: image files are not read by stridelab (give .npy or raw bytes)"
+        )
+    path = _find(where, source, folder)
+    if suffix == ".npy":
+        return _from_npy(where, path, dtype)
+    if dtype is None:
+        raise LayoutError(f"{where}: the field 'initialValuesDataType' is required for the raw file {source!r}")
+    raw = path.read_bytes()
+    if not raw or len(raw) % dtype.element_size:
+        raise LayoutError(
+            f"{where}: the raw file {source!r} has {len(raw)} bytes, not a positive multiple of the "
+            f"{dtype.name} element size {dtype.element_size}"
+        )
+    return np.frombuffer(raw, dtype.numpy_dtype).copy(), dtype
+
+
+def _find(where: str, source: str, folder: Path) -> Path:
+    for candidate in (folder / source, Path(source)):
+        if candidate.is_file():
+            return candidate
+    raise LayoutError(f"{where}: sourcePath {source!r} is not a file in {str(folder)!r} or the current directory")
+
+
+def _from_npy(where: str, path: Path, dtype: DataType | None) -> tuple[np.ndarray, DataType]:
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise LayoutError(f"{where}: cannot read {str(path)!r} as a .npy file: {error}") from None
+    if array.dtype == np.bool_:
+        array = array.view(np.uint8)
+    if array.ndim > 1 and array.flags.f_contiguous and not array.flags.c_contiguous:
+        raise LayoutError(f"{where}: {str(path)!r} is stored in Fortran order; Fortran stride order unsupported.")
+    try:
+        found = data_type(array.dtype.newbyteorder("="))
+    except LayoutError:
+        raise LayoutError(f"{where}: {str(path)!r} holds {array.dtype}, which has no DirectML data type") from None
+    if dtype is not None and dtype != found:
+        raise LayoutError(
+            f"{where}: Data type from file '{path}' ({found.name}) does not match field 'initialValuesDataType' "
+            f"({dtype.name})."
+        )
+    if array.size == 0:
+        raise LayoutError(f"{where}: {str(path)!r} holds no values; 'initialValues' must be non-empty.")
+    return np.ascontiguousarray(array.ravel(), dtype=found.numpy_dtype), found
