@@ -8,8 +8,13 @@ Subcommands:
 - ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
   or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
   broadcast and overlap, and how to reach NCHW or NHWC.
+- ``stridelab show DESC|MODEL.json [--svg F] [--png F]``: the memory map as text, or as a picture;
+  for a DxDispatch model, every tensor of every dispatchable, named.
+- ``stridelab dispatch MODEL.json [--backend numpy|cupy] [-i N]``: run a DxDispatch model and print
+  what DxDispatch prints.
 
-Errors are one line on stderr and exit status 2; ``--debug`` shows the traceback instead.
+Errors are one line on stderr and exit status 2 (1 where a model fails while running, e.g. a file
+cannot be written); ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -19,13 +24,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from ._optional import optional_imports
 from ._tutorials import START, copy_tutorials
+from .errors import LayoutError
 
 DEFAULT_TUTORIALS_DIR = Path("stridelab-tutorials")
 USAGE_ERROR = 2
+RUN_FAILED = 1
 
 
 class CommandError(Exception):
@@ -75,7 +83,6 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
 def _explain(args: argparse.Namespace, options: list[str]) -> int:
     from ._explain import explain
     from .desc import TensorDesc
-    from .errors import LayoutError
 
     try:
         desc = TensorDesc.parse(args.desc)
@@ -85,8 +92,87 @@ def _explain(args: argparse.Namespace, options: list[str]) -> int:
     return 0
 
 
+def _is_model(argument: str) -> bool:
+    return argument.lower().endswith(".json") and not argument.lstrip().startswith("{")
+
+
+def _show(args: argparse.Namespace, options: list[str]) -> int:
+    from .desc import TensorDesc
+    from .render.scene import build_scene
+    from .render.text import render_text, scene_text
+
+    try:
+        if _is_model(args.what):
+            from .dxdispatch import load
+
+            tensors = load(args.what).tensors()
+        else:
+            tensors = {"": TensorDesc.parse(args.what)}
+        scenes = [build_scene(desc) for desc in tensors.values()]
+        names = list(tensors)
+        if args.svg is None and args.png is None:
+            texts = [scene_text(s) if not n else f"== {n}\n{render_text(tensors[n])}" for n, s in zip(names, scenes)]
+            print("\n\n".join(texts) if tensors else "the model has no dispatchables, so no tensors")
+            return 0
+        if not scenes:
+            raise CommandError(f"{args.what} has no dispatchables, so no tensors to draw")
+        if args.svg is not None:
+            from .render.svg import pictures_svg
+
+            _write(args.svg, pictures_svg(scenes, names).encode())
+        if args.png is not None:
+            with optional_imports("plot", "stridelab show --png"):
+                from .render.mpl import pictures_png
+            _write(args.png, pictures_png(scenes, names))
+    except (LayoutError, TypeError, ImportError) as error:
+        raise CommandError(str(error)) from error
+    return 0
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise CommandError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+    print(f"wrote {path}")
+
+
+def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
+    from .dxdispatch import load
+    from .dxdispatch.model import device_name
+
+    try:
+        model = load(args.model)
+        print(f"Running on '{device_name(args.backend)}'")
+    except (LayoutError, TypeError, ImportError) as error:
+        raise CommandError(str(error)) from error
+    try:
+        model.run(args.backend, args.iterations, log=print)
+    except OSError as error:
+        print(f"stridelab dispatch: error: {error}", file=sys.stderr)
+        return RUN_FAILED
+    return 0
+
+
+def _iterations(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Command-line mistakes as one line (and exit status 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="stridelab",
         description="stridelab: DirectML tensor memory layouts, computed, drawn and tested.",
     )
@@ -126,6 +212,44 @@ def _parser() -> argparse.ArgumentParser:
         help="the layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', or DxDispatch JSON",
     )
     explain.set_defaults(run=_explain)
+    show = commands.add_parser(
+        "show",
+        help="show a layout's memory map, or every tensor of a DxDispatch model",
+        description=(
+            "Show the memory map of a layout (logical view beside the buffer) as text, or draw it with "
+            "--svg/--png. Given a DxDispatch model (MODEL.json), show every tensor of every dispatchable, named."
+        ),
+    )
+    show.add_argument(
+        "what",
+        metavar="DESC|MODEL.json",
+        help="a layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', a JSON tensor desc, or a model file",
+    )
+    show.add_argument("--svg", type=Path, metavar="FILE", help="write the picture as SVG")
+    show.add_argument("--png", type=Path, metavar="FILE", help="write the picture as PNG (needs matplotlib)")
+    show.set_defaults(run=_show)
+    dispatch = commands.add_parser(
+        "dispatch",
+        help="run a DxDispatch model",
+        description=(
+            "Run a DirectML DxDispatch model (resources, dispatchables, commands) with NumPy or on an NVIDIA GPU, "
+            "printing what DxDispatch prints. The whole model is checked first: a bad model runs no command."
+        ),
+    )
+    dispatch.add_argument("model", metavar="MODEL.json", type=Path, help="the model file")
+    dispatch.add_argument(
+        "--backend", choices=("numpy", "cupy"), default="numpy", help="numpy (CPU, default) or cupy (NVIDIA GPU)"
+    )
+    dispatch.add_argument(
+        "-i",
+        "--dispatch-iterations",
+        dest="iterations",
+        type=_iterations,
+        default=1,
+        metavar="N",
+        help="run each dispatch N times and print the median time (default 1)",
+    )
+    dispatch.set_defaults(run=_dispatch)
     return parser
 
 
