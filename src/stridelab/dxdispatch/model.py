@@ -98,14 +98,13 @@ class Model:
         for command in self.commands:
             if isinstance(command, Dispatch):
                 x, out = self._bind(command, buffers)
+                dispatchable = self.dispatchables[command.dispatchable]
                 try:
                     with validate_only():
-                        self.dispatchables[command.dispatchable].apply(x, out)
+                        dispatchable.apply(x, out)
                 except (LayoutError, TypeError) as error:
-                    raise LayoutError(
-                        f"command {command.index} ({command.describe()}): {error} (x is InputTensor, out is "
-                        "OutputTensor)"
-                    ) from None
+                    message = dispatchable.in_desc_terms(str(error))
+                    raise LayoutError(f"command {command.index} ({command.describe()}): {message}") from None
 
     def _bind(self, command: Dispatch, buffers: dict[str, Any]) -> tuple[StridedTensor, StridedTensor]:
         dispatchable = self.dispatchables[command.dispatchable]
@@ -145,15 +144,15 @@ class Model:
         }
 
     def __str__(self) -> str:
-        width = max(map(len, [*self.resources, *self.dispatchables, str(len(self.commands)), "OutputTensor"]))
+        width = max(map(len, [*self.resources, *self.dispatchables, "OutputTensor"]))
         lines = [f"DxDispatch model {self.path.name}", "resources:"]
         lines += [f"  {name:<{width}}  {r.describe()}" for name, r in self.resources.items()] or ["  (none)"]
         lines.append("dispatchables:")
         for name, d in self.dispatchables.items():
             lines.append(f"  {name:<{width}}  {d.describe()}")
-            lines += [f"    {point:<{width - 2}}  {desc}" for point, desc in d.tensors.items()]
+            lines += [f"    {point:<{width}}  {desc}" for point, desc in d.tensors.items()]
         lines.append("commands:")
-        lines += [f"  {c.index:<{width}}  {c.describe()}" for c in self.commands] or ["  (none)"]
+        lines += [f"  {c.index}: {c.describe()}" for c in self.commands] or ["  (none)"]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

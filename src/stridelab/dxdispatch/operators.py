@@ -9,6 +9,8 @@ axis range, windows, aliasing) is checked by stridelab's operator itself, before
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +45,20 @@ class Dispatchable:
     parameters: dict[str, Any]
     apply: Callable[[StridedTensor, StridedTensor], None]
 
+    def in_desc_terms(self, message: str) -> str:
+        """An operator's message in the desc's words: ``window_offsets`` is ``InputWindowOffsets``,
+        x the InputTensor and out the OutputTensor."""
+        for word, field in _DESC_TERMS.get(self.operator, ()):
+            message = re.sub(rf"\b{word}\b", field, message)
+        if re.search(r"\b(x|out)\b", message):
+            message += " (x is InputTensor, out is OutputTensor)"
+        return message
+
     def describe(self) -> str:
         """One line: the operator and its parameters, e.g. ``SLICE1 InputWindowOffsets=[0, 0, 1, 1] ...``."""
-        return " ".join([f"DML_OPERATOR_{self.operator}", *(f"{k}={v}" for k, v in self.parameters.items())])
+        return " ".join(
+            [f"DML_OPERATOR_{self.operator}", *(f"{k}={json.dumps(v)}" for k, v in self.parameters.items())]
+        )
 
 
 def read_dispatchable(name: str, obj: Any) -> Dispatchable:
@@ -93,6 +106,15 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
     return Dispatchable(name, operator, tensors, parameters, apply)
 
 
+_DESC_TERMS = {
+    "SLICE1": (
+        ("window_offsets", "InputWindowOffsets"),
+        ("window_sizes", "InputWindowSizes"),
+        ("window_strides", "InputWindowStrides"),
+    ),
+    "CUMULATIVE_SUMMATION": (("axis", "Axis"),),
+    "CUMULATIVE_PRODUCT": (("axis", "Axis"),),
+}
 _DISPATCHABLE_FIELDS = ("type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings")
 _EXECUTION_FLAGS = ("NONE", "ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS", "DESCRIPTORS_VOLATILE")
 
