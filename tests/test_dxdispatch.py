@@ -527,3 +527,21 @@ def test_show_writes_svg_and_png(capsys, tmp_path):
     assert cli.main(["show", str(EXAMPLES / "nhwc-cumulative-sum.json"), "--svg", str(svg), "--png", str(png)]) == 0
     assert svg.read_text().startswith("<svg") and "sum_channels.OutputTensor" in svg.read_text()
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("data_type", ["FLOAT16", "FLOAT32"])
+def test_scale_bias_gives_the_same_bits_on_both_backends(tmp_path, data_type):
+    values = np.random.default_rng(7).standard_normal(4096).astype(np.float32) * 300
+    model = scan_model(values.tolist(), data_type)
+    model["dispatchables"]["sum"] = {
+        "type": "ELEMENT_WISE_IDENTITY",
+        "desc": {
+            "InputTensor": {"DataType": data_type, "Sizes": [64, 64], "Strides": [1, 64]},
+            "OutputTensor": {"DataType": data_type, "Sizes": [64, 64]},
+            "ScaleBias": {"Scale": 1.37, "Bias": -0.21},
+        },
+    }
+    loaded = load(write_model(tmp_path, model))
+    on_cpu, on_gpu = loaded.run("numpy")["Out"], loaded.run("cupy")["Out"].get()
+    assert on_cpu.tobytes() == on_gpu.tobytes()
