@@ -289,8 +289,9 @@ def test_print_formats_like_cpp_streams_and_int8_as_numbers():
     ]
 
 
-def test_scale_bias_is_computed_in_float32_and_rounded_once(tmp_path):
+def test_scale_bias_is_computed_in_float32_and_rounded_once(tmp_path, monkeypatch):
     """``Scale * x + Bias`` in float32, then one rounding to float16 (65000 * 1.1 becomes inf)."""
+    monkeypatch.chdir(tmp_path)  # where the model's writeFile writes
     values = [0.1, 1000.7, -3.3, 65000.0]
     model = scan_model(values, "FLOAT16")
     model["dispatchables"]["sum"] = {
@@ -531,7 +532,8 @@ def test_show_writes_svg_and_png(capsys, tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("data_type", ["FLOAT16", "FLOAT32"])
-def test_scale_bias_gives_the_same_bits_on_both_backends(tmp_path, data_type):
+def test_scale_bias_gives_the_same_bits_on_both_backends(tmp_path, monkeypatch, data_type):
+    monkeypatch.chdir(tmp_path)  # where the model's writeFile writes
     values = np.random.default_rng(7).standard_normal(4096).astype(np.float32) * 300
     model = scan_model(values.tolist(), data_type)
     model["dispatchables"]["sum"] = {
