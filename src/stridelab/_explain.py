@@ -436,10 +436,14 @@ def _facts(desc: TensorDesc) -> tuple[str, ...]:
         facts.append(f"overlap: undecided (past the search budget of {ENUMERATION_LIMIT} elements)")
     if overlapping:
         try:
-            first, second = self_collision(desc.sizes, desc.strides)
-            facts.append(f"overlapping: elements {first} and {second} share offset {desc.offset_of(first)}")
+            pair = self_collision(desc.sizes, desc.strides)
         except LayoutError:  # decided by counting: more elements than offsets
+            pair = None
+        if pair is None:
             facts.append(f"overlapping: {desc.element_count} elements in {desc.last_offset + 1} offsets")
+        else:
+            first, second = pair
+            facts.append(f"overlapping: elements {first} and {second} share offset {desc.offset_of(first)}")
     try:
         padded = desc.is_padded
     except LayoutError:

@@ -96,7 +96,7 @@ def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tupl
 
 
 def _parse_tree(part: str, text: str, what: str) -> int | tuple:
-    tokens = [(m.lastgroup, m.group(m.lastgroup)) for m in _TOKEN.finditer(part.strip())]
+    tokens = [(m.lastgroup, m[m.lastgroup]) for m in _TOKEN.finditer(part.strip()) if m.lastgroup]
     position = 0
 
     def fail(reason: str) -> LayoutError:

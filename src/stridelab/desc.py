@@ -249,6 +249,15 @@ class TensorDesc:
         "_strides",
         "_total",
     )
+    _data_type: DataType
+    _sizes: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _total: int | None
+    _count: int
+    _last: int
+    _required: int
+    _key: tuple
+    _hash: int
 
     def __init__(
         self,
@@ -427,7 +436,7 @@ class TensorDesc:
     def replace(self, **changes: Any) -> TensorDesc:
         """A new description with some of ``data_type``, ``sizes``, ``strides``,
         ``total_tensor_size_in_bytes`` changed (the others kept)."""
-        fields = dict(
+        fields: dict[str, Any] = dict(
             data_type=self._data_type,
             sizes=self._sizes,
             strides=self._strides,
@@ -442,7 +451,7 @@ class TensorDesc:
     def to_json(self) -> dict:
         """A JSON-ready dict with DxDispatch's field names (``DataType``, ``Sizes``, ``Strides``,
         ``TotalTensorSizeInBytes`` where one was given)."""
-        obj = {"DataType": self.data_type, "Sizes": list(self._sizes), "Strides": list(self._strides)}
+        obj: dict[str, Any] = {"DataType": self.data_type, "Sizes": list(self._sizes), "Strides": list(self._strides)}
         if self._total is not None:
             obj["TotalTensorSizeInBytes"] = self._total
         return obj

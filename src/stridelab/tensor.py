@@ -35,6 +35,8 @@ class StridedTensor:
     """
 
     __slots__ = ("_buffer", "_desc")
+    _buffer: Any
+    _desc: TensorDesc
 
     def __init__(self, desc: TensorDesc, buffer: Any) -> None:
         if not isinstance(desc, TensorDesc):

@@ -76,7 +76,7 @@ class Model:
     def _from_json(cls, obj: Any, path: Path) -> Model:
         root = Fields(obj, str(path), "a model")
         root.optional("$schema")
-        parts = {}
+        parts: dict[str, Any] = {}
         for field, kind in (("resources", dict), ("dispatchables", dict), ("commands", list)):
             value = root.required(field)
             if not isinstance(value, kind):
@@ -225,7 +225,8 @@ class Model:
     def _dispatch(self, command: Dispatch, buffers: dict, iterations: int, xp: Any) -> tuple[list, list | None]:
         apply = self.dispatchables[command.dispatchable].apply
         x, out = self._bind(command, buffers)
-        cpu, gpu = [], None if xp is np else []
+        cpu: list[float] = []
+        gpu: list[float] | None = None if xp is np else []
         for _ in range(iterations):
             if gpu is None:
                 start = time.perf_counter()

@@ -411,19 +411,23 @@ def _allocator(xp: ModuleType, desc: TensorDesc, array_result: bool) -> Callable
 
 def execute(prepared: Prepared, x: Any, out: Any) -> Any:
     """Allocate the result where none was given, then run: the part of a call repeated every time."""
+    run = prepared.run
+    assert run is not None, "call() returns before executing a call that moves nothing"
     if out is None:
-        device = prepared.device
-        if device is None or prepared.current_device() == device:
-            result, dst = prepared.allocate()
+        allocate = prepared.allocate
+        assert allocate is not None, "a call without out has an allocator"
+        device, current, use = prepared.device, prepared.current_device, prepared.use_device
+        if device is None or current is None or use is None or current() == device:  # numpy, or x's GPU
+            result, dst = allocate()
         else:  # on x's device, not the current one
-            with prepared.use_device(device):
-                result, dst = prepared.allocate()
+            with use(device):
+                result, dst = allocate()
     else:
         result, dst = out, out.buffer
     if prepared.in_place:
-        prepared.run(dst, prepared.dst_offset, dst, prepared.dst_offset)
+        run(dst, prepared.dst_offset, dst, prepared.dst_offset)
     else:
-        prepared.run(prepared.read(x), prepared.src_offset, dst, prepared.dst_offset)
+        run(prepared.read(x), prepared.src_offset, dst, prepared.dst_offset)
     return result
 
 

@@ -90,6 +90,7 @@ def prepare_scan(
     shape = tuple(pair.sizes[i] for i in order)
     src_bytes = tuple(pair.src_strides[i] * itemsize for i in order)
     dst_bytes = tuple(pair.dst_strides[i] * itemsize for i in order)
+    assert pair.axis is not None, "a scan's pair keeps its axis"
     axis = order.index(pair.axis)
     total = np.dtype(np.float32) if dtype == np.float16 else dtype
     identity = operator.identity if exclusive else None
@@ -169,9 +170,10 @@ def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, i
 
     if identity is None:
         return inclusive
-    head = (slice(None),) * axis
+    head: tuple[slice, ...] = (slice(None),) * axis
     n = shape[axis]
-    inputs, outputs, first = (*head, slice(0, n - 1)), (*head, slice(1, n)), (*head, 0)
+    inputs, outputs = (*head, slice(0, n - 1)), (*head, slice(1, n))
+    first: tuple[slice | int, ...] = (*head, 0)
 
     def exclusive(x: np.ndarray, y: np.ndarray) -> None:
         inclusive(x[inputs], y[outputs])
@@ -210,14 +212,14 @@ def _scan_planes(
     else:
         step, itemsize, limit = n, total.itemsize, None
     for piece in _pieces(x.shape[1:], itemsize, limit):
-        xs = x[(slice(None), *piece)]
-        ys = y[(slice(None), *piece)]
+        index = (slice(None), *piece)
+        xs, ys = x[index], y[index]
         block = np.empty((min(step, n), *xs.shape[1:]), y.dtype) if blocks else None
         acc = xs[0, ...].astype(total)  # a copy, taken before anything is written (in place)
         nxt = np.empty_like(acc)
         for start in range(0, n, step):
             stop = min(n, start + step)
-            out = block[: stop - start] if blocks else ys[start:stop]
+            out = ys[start:stop] if block is None else block[: stop - start]
             for k in range(start, stop):
                 target = out[k - start, ...]
                 if k == 0:

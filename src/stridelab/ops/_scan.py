@@ -62,7 +62,7 @@ def documented(verb: str, verbs: str, exclusive: str, first: str) -> Callable:
 
     def document(function: Callable) -> Callable:
         shared = _PARAMETERS.format(verb=verb, verbs=verbs, exclusive=exclusive, first=first)
-        function.__doc__ = function.__doc__.replace("{parameters}", shared)
+        function.__doc__ = (function.__doc__ or "{parameters}").replace("{parameters}", shared)
         return function
 
     return document

@@ -174,7 +174,7 @@ def _boxes(ax: Any, scene: Scene) -> list[Any]:
             groups["gap" if name == "gap" else "plain"].append((Rectangle((x, y), 16, 14), BACKGROUND))
         else:
             _add(groups, x, y, 16, kind, -1, scene.fills, height=14)
-    style = {
+    style: dict[str, dict[str, Any]] = {
         "plain": {},
         "padding": {"hatch": "//"},
         "alignment": {"linestyle": (0, (3, 2))},

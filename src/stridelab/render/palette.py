@@ -13,6 +13,8 @@ import colorsys
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 __all__ = [
     "ALIGNMENT_FILL",
     "BACKGROUND",
@@ -119,7 +121,7 @@ def text_width(text: str, size: float) -> int:
     return int(len(text) * size * 0.62) + 2
 
 
-def cell_width(labels: Sequence[str], offsets: Sequence[int], element_size: int) -> int:
+def cell_width(labels: Sequence[str], offsets: Sequence[int] | np.ndarray, element_size: int) -> int:
     """The width of every cell and slot of a drawing: :data:`CELL_W`, or wider where a label, or
     a slot's element or byte offset written above and below it, would not fit.
 

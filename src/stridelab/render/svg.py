@@ -273,9 +273,10 @@ def check_scale(scale: Any) -> float:
     """``scale`` as a float in (0, 8]: how many times its size a drawing is shown (e.g. 2 on a projector)."""
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale must be a number, not {type(scale).__name__} ({scale!r})")
-    if not 0 < scale <= 8:
+    value = float(scale)
+    if not 0 < value <= 8:
         raise LayoutError(f"scale = {scale}: it must be more than 0 and at most 8")
-    return float(scale)
+    return value
 
 
 def scene_svg(scene: Scene, badges: Sequence[str | None] | None = None, scale: float = 1.0) -> str:

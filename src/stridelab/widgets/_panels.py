@@ -87,7 +87,7 @@ class StaticFallback:
         return pictures_svg(scenes, names, self._scale) if scenes else ""
 
     def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]  # a mixin: the widget class comes next
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         scenes, names = self.static_scenes()
         if scenes:

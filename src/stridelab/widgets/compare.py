@@ -50,7 +50,7 @@ class Comparison(MapWidget):
         if isinstance(names, str) or len(names) != 2:
             raise LayoutError(f"names must give one caption for each of the two sides, not {names!r}")
         self._names = [str(n) for n in names]
-        self._options = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
+        self._options: dict[str, Any] = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
         self._redraw()
         self.stacked = True
         self.observe(lambda change: self._redraw(keep_selection=True), "available_width")

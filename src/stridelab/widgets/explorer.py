@@ -270,7 +270,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         if custom:
             return TensorDesc(self._data_type.value, sizes, _parse_ints(self._strides.value, "strides"))
         letters = _LETTERS[len(sizes)]
-        padding = {letters[i]: s.value for i, s in enumerate(self.padding_sliders) if s.value}
+        padding: dict[str | int, int] = {letters[i]: s.value for i, s in enumerate(self.padding_sliders) if s.value}
         broadcast = [b.value for b in self.broadcast_boxes]
         return TensorDesc(self._data_type.value, sizes, layout_strides(layout, sizes, broadcast, padding))
 

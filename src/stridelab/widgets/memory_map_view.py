@@ -117,7 +117,7 @@ class MemoryMapView(MapWidget):
     ) -> None:
         super().__init__()
         self._scale = check_scale(scale)
-        self._options = {
+        self._options: dict[str, Any] = {
             "max_cells": max_cells,
             "columns": columns,
             "start": start,
@@ -156,11 +156,12 @@ class MemoryMapView(MapWidget):
 
     @property
     def desc(self) -> TensorDesc:
-        return self._scene.desc
+        return self.scene.desc
 
     @property
     def scene(self) -> Scene:
         """The laid-out drawing (positions, labels, what was left out)."""
+        assert self._scene is not None, "drawn in __init__"
         return self._scene
 
     @property
@@ -177,7 +178,7 @@ class MemoryMapView(MapWidget):
     def window(self) -> tuple[tuple[int, int], ...]:
         """The drawn window, one ``(start, count)`` pair per dimension; setting it redraws (a
         window that does not fit is refused and the view keeps its own)."""
-        win = self._scene.window
+        win = self.scene.window
         return tuple(zip(win.starts, win.counts))
 
     @window.setter
@@ -214,7 +215,7 @@ class MemoryMapView(MapWidget):
         if not self.selected:
             return None
         slot = int(self.selected["slot"])
-        scene, m = self._scene, self._memory_map()
+        scene, m = self.scene, self._memory_map()
         drawn = np.flatnonzero(scene.slot_offsets == slot)
         label = scene.slot_labels[int(drawn[0])] if drawn.size else None
         if m is not None:

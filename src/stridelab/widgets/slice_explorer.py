@@ -61,7 +61,8 @@ def checked_window(
 
     rank = len(sizes)
     slice1(stand_in(sizes), offsets, extents, steps, output_sizes=(1,) * rank)
-    return tuple(tuple(operator.index(v) for v in values) for values in (offsets, extents, steps))
+    checked = [tuple(operator.index(v) for v in values) for values in (offsets, extents, steps)]
+    return checked[0], checked[1], checked[2]
 
 
 class _Fixed:
@@ -191,11 +192,13 @@ class SliceExplorer(OperatorExplorer):
     def _draw(self) -> None:
         """Both maps; input cells keyed and numbered by the output element they are copied to."""
         # a large input is drawn from the window's corner, so the elements copied are in view
+        output = self.output
+        assert output is not None, "drawn only after a valid slice"
         start = self.window_offsets if self.input.desc.element_count > self._max_cells else None
-        scene_in, scene_out = self.scene(self.input, start), self.scene(self.output)
+        scene_in, scene_out = self.scene(self.input, start), self.scene(output)
         coords = scene_in.cell_coords
         window = (self.window_offsets, self.window_sizes, self.window_strides)
-        keys_in = copy_order(coords, *window, self.output.desc.sizes)
+        keys_in = copy_order(coords, *window, output.desc.sizes)
         badges = [str(k) if k >= 0 else "" for k in keys_in.tolist()]
         self.view.show([scene_in, scene_out], ["input", "output"], [keys_in, None], [badges, None])
         lo, hi = np.asarray(self.window_offsets), np.asarray(self.window_offsets) + np.asarray(self.window_sizes)

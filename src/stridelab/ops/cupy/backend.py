@@ -193,6 +193,7 @@ def _ready_scan(plan: ScanPlan, esize: int, device_id: int) -> _ReadyScan:
     if plan.first is None:
         return _ReadyScan(*shifts, _ready(plan.launch, device_id), None, 0, None, None)
     dtype = _ACC_DTYPES[plan.partial_type]
+    assert plan.partial_plan is not None, "a plan with a first pass scans its partials"
     return _ReadyScan(
         *shifts,
         _ready(plan.launch, device_id),
@@ -217,8 +218,9 @@ def _plan_scan(
 ):
     """The resolved scan plan, memoised as :func:`_plan_copy` (its kernels and multiprocessor count
     are the device's)."""
+    src_align, dst_align = align
     plan = plan_scan(
-        name, sizes, src_strides, dst_strides, axis, exclusive, *align, _sm_count(device_id),
+        name, sizes, src_strides, dst_strides, axis, exclusive, src_align, dst_align, _sm_count(device_id),
         operator=operator, shared_limit=_shared_limit(device_id),
     )  # fmt: skip
     return _ready_scan(plan, SCAN_TYPES[name].esize, device_id)
@@ -336,6 +338,7 @@ def _run_scan(ready: _ReadyScan, sp: int, dp: int) -> None:
         return
     import cupy
 
+    assert ready.partial_plan is not None, "a plan with a first pass scans its partials"
     partial = cupy.empty(ready.partial_count, dtype=ready.partial_dtype)
     pp = partial.data.ptr
     _launch(ready.first, (sp, dp, pp, 0))

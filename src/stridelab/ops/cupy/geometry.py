@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
+from typing import Any
 
 __all__ = [
     "GEO_FIELDS",
@@ -114,7 +115,7 @@ def geo(outer: list[Dim], **fields: int) -> tuple[int, ...]:
     """The flat ``struct Geo`` for outer dimensions ``outer`` (outermost first) and named fields."""
     inner_first = outer[::-1]
     pad = [0] * (MAX_DIMS - len(inner_first))
-    values = {
+    values: dict[str, Any] = {
         "n": [t[0] for t in inner_first] + [1] * len(pad),
         "s": [t[1] for t in inner_first] + pad,
         "d": [t[2] for t in inner_first] + pad,
