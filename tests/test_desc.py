@@ -83,8 +83,17 @@ def test_sizes_and_strides_must_be_integers():
         TensorDesc("FLOAT32", (2, 3.0))
     with pytest.raises(TypeError, match=r"strides\[0\] must be an integer, not bool"):
         TensorDesc("FLOAT32", (2,), (True,))
-    with pytest.raises(TypeError, match="sizes must be a sequence of integers, not str"):
+    with pytest.raises(TypeError, match="sizes must be an ordered sequence of integers .*, not str '23'"):
         TensorDesc("FLOAT32", "23")
+    with pytest.raises(TypeError, match=r"sizes must be an ordered sequence .*, not set \{1, 3\}"):
+        TensorDesc("FLOAT32", {3, 1})
+    with pytest.raises(TypeError, match="strides must be an ordered sequence .*, not dict"):
+        TensorDesc("FLOAT32", (2, 3), {0: 3, 1: 1})
+
+
+def test_calculate_strides_refuses_a_layout_that_is_no_text_with_a_type_error():
+    with pytest.raises(TypeError, match="layout must be 'NCHW' or 'NHWC' \\(a str\\), not NoneType \\(None\\)"):
+        sl.calculate_strides(None, (1, 2, 3, 4))
 
 
 # -- CalculateStrides and layout strides ---------------------------------------------------------

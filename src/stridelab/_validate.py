@@ -10,7 +10,8 @@ import difflib
 import functools
 import inspect
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
 from .errors import LayoutError
@@ -18,12 +19,30 @@ from .errors import LayoutError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, cut after 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def int_tuple(field: str, values: Any) -> tuple[int, ...]:
-    """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else."""
+    """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else,
+    including unordered collections (a set's order is arbitrary, so it gives no per-dimension values).
+
+    >>> int_tuple("sizes", {3, 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: sizes must be an ordered sequence of integers (a tuple or list), not set {1, 3}
+    """
     if type(values) in (tuple, list) and all(type(v) is int for v in values):  # the common case, quickly
         return tuple(values)
-    if isinstance(values, (str, bytes)) or (not isinstance(values, Sequence) and not hasattr(values, "__iter__")):
-        raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
+    if isinstance(values, (str, bytes, AbstractSet, Mapping)) or (
+        not isinstance(values, Sequence) and not hasattr(values, "__iter__")
+    ):
+        raise TypeError(
+            f"{field} must be an ordered sequence of integers (a tuple or list), not {type(values).__name__} "
+            f"{shown(values)}"
+        )
     result = []
     for i, v in enumerate(values):
         if isinstance(v, bool):

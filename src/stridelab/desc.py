@@ -140,7 +140,9 @@ def calculate_strides(
     >>> calculate_strides("NHWC", (1, 1, 3, 5))
     (15, 1, 5, 1)
     """
-    if not isinstance(layout, str) or layout.upper() not in ("NCHW", "NHWC"):
+    if not isinstance(layout, str):
+        raise TypeError(f"layout must be 'NCHW' or 'NHWC' (a str), not {type(layout).__name__} ({layout!r})")
+    if layout.upper() not in ("NCHW", "NHWC"):
         raise LayoutError(f"layout {layout!r}: CalculateStrides knows 'NCHW' and 'NHWC'; use layout_strides for others")
     sizes = _check_sizes(sizes)
     if len(sizes) != 4:
