@@ -89,6 +89,16 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
     return strides
 
 
+def _packed_within_uint(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    strides = packed_strides(sizes)
+    if strides[0] > UINT_MAX:
+        raise LayoutError(
+            f"sizes {list(sizes)} have the packed strides {list(strides)}: strides[0] = {strides[0]} exceeds "
+            f"{UINT_MAX}: DirectML strides are 32-bit UINTs"
+        )
+    return strides
+
+
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     """Row-major ("NCHW") strides: each dimension's stride is the product of the sizes inside it."""
     strides = []
@@ -270,7 +280,7 @@ class TensorDesc:
     ) -> None:
         dtype = _resolve_data_type(data_type)
         sizes = _check_sizes(sizes)
-        strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
+        strides = _packed_within_uint(sizes) if strides is None else _check_strides(strides, sizes)
         last = _last_index(sizes, strides)
         required = _round_up_4((last + 1) * dtype.element_size)
         if total_tensor_size_in_bytes is not None:

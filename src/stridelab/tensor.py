@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._memory import check_allocation
 from ._optional import optional_imports
 from .backend import array_module, is_cupy_array
 from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
@@ -85,7 +86,11 @@ class StridedTensor:
     @classmethod
     def empty(cls, desc: TensorDesc, xp: Any = np) -> StridedTensor:
         """A tensor over a new, uninitialised buffer of ``desc.slot_count`` elements (the full,
-        4-byte-rounded buffer size) from array module ``xp`` (numpy or cupy)."""
+        4-byte-rounded buffer size) from array module ``xp`` (numpy or cupy); refused, before
+        allocating, where that is more than the free memory."""
+        if not isinstance(desc, TensorDesc):
+            raise TypeError(f"desc must be a TensorDesc, not {type(desc).__name__}")
+        check_allocation(desc.buffer_size, xp, f"the buffer of {desc}")
         return cls(desc, xp.empty(desc.slot_count, dtype=desc.dtype.numpy_dtype))
 
     @classmethod

@@ -24,9 +24,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._analysis import overlap
+from .._memory import check_allocation
 from .._validate import int_tuple
 from ..backend import array_module, is_cupy_array, location
-from ..desc import MAX_DIMENSIONS, TensorDesc
+from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from ..dtypes import DataType, data_type
 from ..errors import LayoutError
 from ..tensor import StridedTensor
@@ -104,6 +105,8 @@ def _read_array(a: Any) -> Operand:
                 f"x has shape {tuple(a.shape)}: sizes[{i}] = {n}, but every size must be at least 1 "
                 "(DirectML has no empty tensors)"
             )
+        if n > UINT_MAX:
+            raise LayoutError(f"x has shape {tuple(a.shape)}: sizes[{i}] = {n} exceeds {UINT_MAX}: {_UINT_RULE}")
     dtype = data_type(a.dtype)
     itemsize = a.itemsize
     strides = []
@@ -115,6 +118,8 @@ def _read_array(a: Any) -> Operand:
                 f"x byte_strides[{i}] = {b} is not a multiple of the item size {itemsize}, so it is no "
                 "element stride: pass xp.ascontiguousarray(x) instead"
             )
+        elif abs(b) // itemsize > UINT_MAX:
+            raise LayoutError(f"x byte_strides[{i}] = {b} is {b // itemsize} elements, beyond {UINT_MAX}: {_UINT_RULE}")
         else:
             strides.append(b // itemsize)
     device = _device_of(a)
@@ -134,6 +139,9 @@ def _read_array(a: Any) -> Operand:
     if device is not None:
         return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, _itself, 0, device)
     return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, read, -low, device)
+
+
+_UINT_RULE = "DirectML sizes and strides are 32-bit UINTs"
 
 
 def check_data_type(x: Operand, operator_name: str, supported: Sequence[str]) -> None:
@@ -279,6 +287,10 @@ class Prepared(NamedTuple):
     run: Callable[[Any, int, Any, int], None] | None
 
 
+#: Results of at least this many bytes are checked against the free memory at every call (the
+#: check costs microseconds, nothing beside writing this much); smaller ones when first prepared.
+CHECKED_RESULT_BYTES = 64 * 2**20
+
 #: Call signatures kept prepared; the cache starts over when it is full.
 CACHE_SIZE = 4096
 _prepared: dict[tuple, Prepared] = {}
@@ -377,7 +389,10 @@ def prepare(
     from x's logical coordinate 0, the destination view ``dst_offset`` from its buffer's start;
     ``out_desc``: the result to allocate, where no ``out`` was given."""
     xp = array_module(x.buffer)
-    allocate = None if out_desc is None else _allocator(xp, out_desc, x.tensor is None)
+    allocate = None
+    if out_desc is not None:
+        check_allocation(out_desc.buffer_size, xp, f"the result ({out_desc})")
+        allocate = _allocator(xp, out_desc, x.tensor is None)
     gpu = x.device is not None
     return Prepared(
         x.read,
@@ -406,7 +421,16 @@ def _allocator(xp: ModuleType, desc: TensorDesc, array_result: bool) -> Callable
         buffer = empty(slots, dtype)
         return StridedTensor._trusted(desc, buffer), buffer
 
-    return allocate_array if array_result else allocate_tensor
+    allocate = allocate_array if array_result else allocate_tensor
+    if desc.buffer_size < CHECKED_RESULT_BYTES:
+        return allocate
+    nbytes, what = desc.buffer_size, f"the result ({desc})"
+
+    def checked() -> tuple[Any, Any]:
+        check_allocation(nbytes, xp, what)
+        return allocate()
+
+    return checked
 
 
 def execute(prepared: Prepared, x: Any, out: Any) -> Any:
