@@ -398,6 +398,8 @@ CATALOGUE = [
     ),
     ("image source", _set("resources.A.initialValues", {"sourcePath": "cat.png"}), "image files are not read"),
     ("sizeInBytes too small", _set("resources.A.sizeInBytes", 8), r"The buffer size \(8 bytes\) is too small"),
+    ("valueCount past free memory", _set("resources.Out.initialValues.valueCount", 10**15), "free in host memory"),
+    ("sizeInBytes past free memory", _set("resources.A.sizeInBytes", 10**15), "sizeInBytes = 1000000000000000 needs"),
     ("unknown resource field", _set("resources.A.initialValue", 1), "did you mean 'initialValues'"),
     (
         "unsupported operator",

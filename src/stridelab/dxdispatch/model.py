@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._json_fields import Fields, did_you_mean, short
+from .._memory import check_allocation
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
@@ -193,6 +194,9 @@ class Model:
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise LayoutError(f"iterations = {iterations!r}: expected an integer of at least 1")
         emit = log or (lambda line: None)
+        if xp is not np:
+            total = sum(resource.size_in_bytes for resource in self.resources.values())
+            check_allocation(total, xp, f"the {len(self.resources)} resources of the model")
         buffers = {name: xp.asarray(resource.initial_bytes()) for name, resource in self.resources.items()}
         if xp is not np:
             self._warm_up(buffers, xp)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._json_fields import Fields, did_you_mean, json_type, number, short, uint
+from .._memory import check_allocation
 from ..dtypes import DATA_TYPES, DataType, data_type
 from ..errors import LayoutError
 
@@ -84,6 +85,7 @@ def read_resource(name: str, obj: Any, folder: Path) -> Resource:
             f"{where}: The buffer size ({size} bytes) is too small for the initialValues ({initial.nbytes} bytes) "
             f"at offset {offset} bytes."
         )
+    check_allocation(size, np, f"{where}: its buffer of sizeInBytes = {size}")
     return Resource(name, dtype, initial, offset, size)
 
 
@@ -148,9 +150,7 @@ def _generated(where: str, values: dict, dtype: DataType) -> np.ndarray:
 
 
 def _check_allocation(where: str, count: int, dtype: DataType) -> None:
-    nbytes = count * dtype.element_size
-    if nbytes > 2**40:
-        raise LayoutError(f"{where}: valueCount = {count} makes {nbytes} bytes of {dtype.name}, more than 1 TiB")
+    check_allocation(count * dtype.element_size, np, f"{where}: valueCount = {count} {dtype.name} elements")
 
 
 def _element(where: str, value: Any, dtype: DataType) -> Any:
