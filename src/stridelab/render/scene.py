@@ -17,6 +17,7 @@ runs of padding between them) are drawn, and the scene's notes say so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,7 @@ from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, el
 from ..tensor import StridedTensor
 from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for, text_width
 from .summary import DIMENSION_LETTERS, summary_lines
-from .window import Window, explicit_window, format_value, shown_slots, strip_items, window_slots
+from .window import Window, explicit_window, flat_indices, format_value, shown_slots, strip_items, window_slots
 from .window import window as fitted_window
 
 __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
@@ -305,7 +306,7 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
     occupied, first = np.unique(m.offsets.ravel(), return_index=True)
     position = np.minimum(np.searchsorted(occupied, slots), occupied.size - 1)
     has_element = (kinds == SlotKind.ELEMENT) | (kinds == SlotKind.SHARED)
-    inner = int(np.prod(m.desc.sizes[colour_dim + 1 :], dtype=np.int64))
+    inner = math.prod(m.desc.sizes[colour_dim + 1 :])
     coordinate = (first[position] // inner) % m.desc.sizes[colour_dim]
     colours = np.where(has_element, coordinate, -1).astype(np.int64)
     labels = ["x" if k == SlotKind.PADDING else "." for k in kinds.tolist()]
@@ -369,7 +370,7 @@ def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int,
             top + (tile_r * bands + tile_c // per_row) * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H
         ).astype(np.int64),
         "cell_coords": coords,
-        "cell_index": np.ravel_multi_index(tuple(coords.T), desc.sizes).astype(np.int64),
+        "cell_index": flat_indices(coords, desc.sizes),
     }
     return cells, x0 + per_row * tile_w - _TILE_GAP, top + tiles_r * bands * tile_h - _TILE_GAP
 

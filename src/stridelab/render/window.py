@@ -8,6 +8,7 @@ the budget allows, and marks the runs of slots it leaves out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import int_tuple, int_value
-from ..desc import TensorDesc
+from ..desc import TensorDesc, packed_strides
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
 
@@ -23,6 +24,7 @@ __all__ = [
     "Window",
     "WindowSlots",
     "explicit_window",
+    "flat_indices",
     "format_value",
     "shown_slots",
     "strip_items",
@@ -43,7 +45,7 @@ class Window:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.counts, dtype=np.int64))
+        return math.prod(self.counts)
 
     def slices(self) -> tuple[slice, ...]:
         return tuple(slice(s, s + n) for s, n in zip(self.starts, self.counts))
@@ -59,7 +61,7 @@ class Window:
 
     def notes(self, sizes: Sequence[int]) -> list[str]:
         """What the drawing leaves out, in words (nothing where the window is everything)."""
-        total = int(np.prod(sizes, dtype=np.int64))
+        total = math.prod(sizes)
         if self.size == total:
             return []
         ranges = ", ".join(
@@ -71,7 +73,7 @@ class Window:
         if fixed > 0:
             notes.append(
                 f"dimensions 0 to {fixed - 1} fixed at {list(self.starts[:fixed])} "
-                f"(one of {int(np.prod(sizes[:fixed], dtype=np.int64))} 4-D blocks; pass start= for another)"
+                f"(one of {math.prod(sizes[:fixed])} 4-D blocks; pass start= for another)"
             )
         return notes
 
@@ -86,7 +88,7 @@ def window(sizes: Sequence[int], max_cells: int, start: Sequence[int] | None = N
         if not 0 <= s < n:
             raise LayoutError(f"start[{i}] = {s} is out of range for sizes[{i}] = {n} (0 <= start[i] < sizes[i])")
     counts = [1 if i < rank - 4 else n - s for i, (s, n) in enumerate(zip(starts, sizes))]
-    while int(np.prod(counts, dtype=np.int64)) > max_cells:
+    while math.prod(counts) > max_cells:
         longest = max(range(rank), key=lambda i: (counts[i], -i))
         counts[longest] = (counts[longest] + 1) // 2
     return Window(starts, tuple(counts))
@@ -115,10 +117,18 @@ def window_slots(desc: TensorDesc, win: Window, colour_dim: int, values: Any = N
         picked = values[slots]
         labels = [format_value(v) for v in (picked.get() if hasattr(picked, "get") else picked).tolist()]
     else:
-        flat = np.ravel_multi_index(tuple(coords[first].T), desc.sizes)
-        labels = [str(i) for i in flat.tolist()]
+        labels = [str(i) for i in flat_indices(coords[first], desc.sizes).tolist()]
     kinds = np.where(counts > 1, SlotKind.SHARED, SlotKind.ELEMENT).astype(np.int8)
     return WindowSlots(offsets, slots, kinds, counts, labels, coords[first, colour_dim])
+
+
+def flat_indices(coords: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
+    """The row-major flat index of each row of ``coords``: int64, or Python ints (an object
+    array) for tensors of more elements than int64 counts."""
+    if math.prod(sizes) <= np.iinfo(np.int64).max:
+        return np.ravel_multi_index(tuple(coords.T), sizes).astype(np.int64)
+    row_major = packed_strides(sizes)
+    return np.array([sum(c * s for c, s in zip(coord, row_major)) for coord in coords.tolist()], dtype=object)
 
 
 def explicit_window(sizes: Sequence[int], pairs: Any, max_cells: int) -> Window:

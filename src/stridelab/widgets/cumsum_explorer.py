@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from html import escape
 from typing import Any
@@ -151,7 +152,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         """Per output cell, the row-major indices of the drawn input elements its value sums:
         pointing at an output lights them, pointing at an input lights every output it adds to.
         Only drawn inputs are linked, so a long axis costs no more than the drawing."""
-        along = int(np.prod(self.input.desc.sizes[axis + 1 :], dtype=np.int64))
+        along = math.prod(self.input.desc.sizes[axis + 1 :])
         drawn = np.unique(drawn_input.cell_coords[:, axis])  # positions along the axis on show
         positions = scene.cell_coords[:, axis]
         firsts = scene.cell_index - positions * along
