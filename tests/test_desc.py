@@ -261,7 +261,7 @@ def test_json_uses_dxdispatch_field_names():
         ({"DataType": "FLOAT32", "Sizes": [2], "Stride": [1]}, "'Stride' is not a field .*did you mean 'Strides'"),
         ({"DataType": "FLOAT32", "Sizes": [2, True]}, r"Sizes\[1\] = true: expected an integer"),
         ({"DataType": "FLOAT32", "Sizes": [2], "Strides": [-1]}, r"Strides\[0\] = -1: a UINT is 0"),
-        ({"DataType": "FLOAT32", "Sizes": [0]}, r"tensor description: sizes\[0\] = 0"),
+        ({"DataType": "FLOAT32", "Sizes": [0]}, r"tensor description: Sizes\[0\] = 0"),
         ({"Type": "TEXTURE", "Desc": {}}, 'Type = "TEXTURE" is not one of BUFFER'),
         ({"Type": "BUFFER", "Desc": {"DataType": "FLOAT32"}}, "Desc: the field 'Sizes' is required"),
     ],

@@ -107,8 +107,8 @@ def _broadcast() -> dict[str, list]:
 
 
 def _uint16_wrap() -> dict[str, list]:
-    counts = np.array([7, 7, 65000, 500, 35, 1, 65535, 2], np.uint16)
-    counts[2:] = np.cumsum(counts[2:], dtype=np.uint16)
+    counts = np.array([7] * 8 + [65000, 500, 35, 1, 65535, 2], np.uint16)
+    counts[8:] = np.cumsum(counts[8:], dtype=np.uint16)
     return {"Counts": counts.tolist()}
 
 
@@ -192,7 +192,7 @@ def test_iterations_repeat_the_dispatch_as_dxdispatch_does():
     lines: list[str] = []
     result = load(EXAMPLES / "uint16-wrap-in-place.json").run(iterations=2, log=lines.append)
     once = np.cumsum(np.array([65000, 500, 35, 1, 65535, 2], np.uint16), dtype=np.uint16)
-    assert result["Counts"][2:].tolist() == np.cumsum(once, dtype=np.uint16).tolist()
+    assert result["Counts"][8:].tolist() == np.cumsum(once, dtype=np.uint16).tolist()
     assert lines[0].startswith("Dispatch 'running_total': 2 iterations, ")
 
 
@@ -312,10 +312,10 @@ def test_scale_bias_is_computed_in_float32_and_rounded_once(tmp_path, monkeypatc
 def test_a_loaded_model_lists_its_parts(tmp_path):
     model = load(EXAMPLES / "uint16-wrap-in-place.json")
     text = str(model)
-    assert "  Counts         UINT16, 8 initial elements, 16 bytes" in text
+    assert "  Counts         UINT16, 14 initial elements, 28 bytes" in text
     assert "    OutputTensor   UINT16 (6):(1)" in text
     assert "running_total.InputTensor" in model.tensors()
-    assert "  0: dispatch 'running_total' with InputTensor = 'Counts' at element 2" in text
+    assert "  0: dispatch 'running_total' with InputTensor = 'Counts' at element 8" in text
     assert 'DML_OPERATOR_CUMULATIVE_SUMMATION Axis=0 AxisDirection="INCREASING" HasExclusiveSum=false' in text
     assert repr(model) == "<DxDispatch model 'uint16-wrap-in-place.json': 1 resources, 1 dispatchables, 2 commands>"
 
@@ -359,11 +359,20 @@ def _integers(model: dict, data_type: str, values: list) -> None:
         model["dispatchables"]["sum"]["desc"][point]["DataType"] = data_type
 
 
+def _guaranteed(model: dict, alignment: int) -> None:
+    """The input promises ``alignment`` and is bound 16 bytes into a larger A."""
+    model["resources"]["A"]["initialValues"] = list(range(8))
+    model["dispatchables"]["sum"]["desc"]["InputTensor"]["GuaranteedBaseOffsetAlignment"] = alignment
+    model["commands"][0]["bindings"]["InputTensor"] = {"name": "A", "elementOffset": 4}
+
+
 def _overlap_model(model: dict) -> None:
-    """Input A[0:2] and output A[1:3]: they share A[1], and the sum has only an exact in-place form."""
+    """Input A[0:5] and output A[4:9] (16 bytes in): they share A[4], and the sum has only an exact
+    in-place form."""
+    model["resources"]["A"]["initialValues"] = list(range(9))
     desc = model["dispatchables"]["sum"]["desc"]
-    desc["InputTensor"]["Sizes"] = desc["OutputTensor"]["Sizes"] = [2]
-    model["commands"][0]["bindings"]["OutputTensor"] = {"name": "A", "elementOffset": 1}
+    desc["InputTensor"]["Sizes"] = desc["OutputTensor"]["Sizes"] = [5]
+    model["commands"][0]["bindings"]["OutputTensor"] = {"name": "A", "elementOffset": 4}
 
 
 D = "dispatchables.sum.desc"
@@ -377,7 +386,11 @@ CATALOGUE = [
     ("missing commands", _set("commands", "~"), "the field 'commands' is required"),
     ("resources not an object", _set("resources", []), "resources: expected an object"),
     ("unknown root field", _set("comands", []), r"'comands' is not a field of a model \(did you mean 'commands'\?\)"),
-    ("unknown data type", _set("resources.A.initialValuesDataType", "FLOAT31"), "'FLOAT31' is not one of"),
+    (
+        "unknown data type",
+        _set("resources.A.initialValuesDataType", "FLOAT31"),
+        '"FLOAT31" is not one of .*did you mean',
+    ),
     ("UNKNOWN list form", _set("resources.A.initialValuesDataType", "UNKNOWN"), "HLSL constant buffers"),
     ("empty initial values", _set("resources.A.initialValues", []), "'initialValues' must be non-empty"),
     (
@@ -399,7 +412,26 @@ CATALOGUE = [
     ("image source", _set("resources.A.initialValues", {"sourcePath": "cat.png"}), "image files are not read"),
     ("sizeInBytes too small", _set("resources.A.sizeInBytes", 8), r"The buffer size \(8 bytes\) is too small"),
     ("valueCount past free memory", _set("resources.Out.initialValues.valueCount", 10**15), "free in host memory"),
-    ("sizeInBytes past free memory", _set("resources.A.sizeInBytes", 10**15), "sizeInBytes = 1000000000000000 needs"),
+    (
+        "sizeInBytes past free memory",
+        _set("resources.A.sizeInBytes", 10**15),
+        r"the buffer \(sizeInBytes = 1000000000000000\) needs",
+    ),
+    ("huge integer for a float", _set("resources.A.initialValues", [10**400, 2, 3]), "too large for a double"),
+    ("integer of 5000 digits", '{"resources": {"A": ' + "1" * 5000 + "}}", "a number in the JSON cannot be read"),
+    ("empty array with a comma", '{"resources": {}, "dispatchables": {}, "commands": [,]}', "not valid JSON"),
+    ("misspelt required field", lambda m: m.update(command=m.pop("commands")), "'command' is given: did you mean"),
+    ("lone surrogate name", '{"resources": {"\\ud800": {}}, "dispatchables": {}, "commands": []}', "not valid Unicode"),
+    ("NUL in targetPath", _set("commands.2.targetPath", "a\u0000b.npy"), "cannot hold a NUL character"),
+    ("targetPath a folder", _set("commands.2.targetPath", "."), "'.' is a folder"),
+    (
+        "negative elementOffset",
+        _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": -1}),
+        "0 or more",
+    ),
+    ("lowercase operator", _set("dispatchables.sum.type", "cumulative_summation"), "names are case-sensitive"),
+    ("lowercase tensor type", _set(f"{D}.InputTensor.DataType", "float32"), "did you mean 'FLOAT32'"),
+    ("threadGroupCount of 2", _set("commands.0.threadGroupCount", [1, 1]), "threadGroupCount = \\[1, 1\\]: expected 3"),
     ("unknown resource field", _set("resources.A.initialValue", 1), "did you mean 'initialValues'"),
     (
         "unsupported operator",
@@ -417,8 +449,16 @@ CATALOGUE = [
     ("negative tensor stride", _set(f"{D}.InputTensor.Strides", [-1]), r"Strides\[0\] = -1: a UINT is 0"),
     ("unknown tensor field", _set(f"{D}.OutputTensor.Stride", [1]), "did you mean 'Strides'"),
     ("DimensionCount mismatch", _set(f"{D}.InputTensor.DimensionCount", 2), "DimensionCount = 2 but Sizes"),
-    ("sizes differ", _set(f"{D}.OutputTensor.Sizes", [2]), "out sizes \\[2\\] differ from x sizes \\[3\\]"),
-    ("data types differ", _set(f"{D}.OutputTensor.DataType", "FLOAT16"), "out data type FLOAT16 differs"),
+    (
+        "sizes differ",
+        _set(f"{D}.OutputTensor.Sizes", [2]),
+        "OutputTensor sizes \\[2\\] differ from InputTensor sizes \\[3\\]",
+    ),
+    (
+        "data types differ",
+        _set(f"{D}.OutputTensor.DataType", "FLOAT16"),
+        "OutputTensor data type FLOAT16 differs from InputTensor",
+    ),
     ("unsupported data type", lambda m: _integers(m, "INT32", [1, 2, 3]), "INT32 is not supported by CUMULATIVE_SUM"),
     (
         "bound buffer too small",
@@ -426,13 +466,13 @@ CATALOGUE = [
         "SizeInBytes is too small. 12 was provided, but 16",
     ),
     (
-        "misaligned elementOffset",
-        _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": 1, "elementSizeInBytes": 2}),
-        "not a multiple of the FLOAT32 element size 4",
+        "elementOffset not 16-byte aligned",
+        _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": 1}),
+        "starts at byte 4, not a multiple of 16: DirectML buffer tensors start 16-byte aligned",
     ),
     (
         "offset past the end",
-        _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": 9}),
+        _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": 4}),
         "0 was provided, but 12",
     ),
     ("unknown bind point", _set("commands.0.bindings.InputTensr", "A"), "did you mean 'InputTensor'"),
@@ -449,11 +489,16 @@ CATALOGUE = [
     ("too many dimensions", _set("commands.2.dimensions", [2, 3]), "hold 6 elements, but resource 'Out' has room"),
     ("verbose not a bool", _set("commands.1.verbose", "yes"), 'verbose = "yes": expected true or false'),
     (
-        "partial overlap",
-        _set("commands.0.bindings.OutputTensor", {"name": "A", "elementOffset": 1}),
-        "SizeInBytes is too small",
+        "offset not the guaranteed alignment",
+        lambda m: _guaranteed(m, 32),
+        "starts at byte 16, not a multiple of 32: the tensor's GuaranteedBaseOffsetAlignment is 32",
     ),
-    ("overlapping in and out", _overlap_model, r"out element \(0,\) is x element \(1,\)"),
+    (
+        "alignment not a power of two",
+        lambda m: _guaranteed(m, 24),
+        "GuaranteedBaseOffsetAlignment = 24: it must be 0 or a power of two of at least 16",
+    ),
+    ("overlapping in and out", _overlap_model, r"OutputTensor element \(0,\) is InputTensor element \(4,\)"),
 ]
 
 
@@ -476,6 +521,61 @@ def test_malformed_models_fail_in_one_line_before_any_command(capsys, tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]  # out.npy never written
     with pytest.raises(LayoutError):
         load(path)
+
+
+def test_a_npy_header_claiming_more_values_than_the_file_holds_is_refused(capsys, tmp_path, monkeypatch):
+    """The header says 2e9 floats (7.45 GiB), the file holds 3: refused without allocating them."""
+    monkeypatch.chdir(tmp_path)
+    with open(tmp_path / "liar.npy", "wb") as liar:
+        header = {"descr": "<f4", "fortran_order": False, "shape": (2_000_000_000,)}
+        np.lib.format.write_array_header_1_0(liar, header)
+        liar.write(np.arange(3, dtype=np.float32).tobytes())
+    model = scan_model([1, 2, 3])
+    model["resources"]["A"] = {"initialValues": {"sourcePath": "liar.npy"}}
+    status, out, err = dispatch(capsys, write_model(tmp_path, model))
+    assert status == 2 and out == [] and len(err) == 1 and "cannot read" in err[0] and "liar.npy" in err[0]
+
+
+def test_a_file_that_cannot_be_written_is_reported_and_the_run_goes_on(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    model = scan_model([1, 2, 3])
+    model["commands"][2]["targetPath"] = "blocked/out.npy"
+    model["commands"].append({"type": "writeFile", "resource": "Out", "targetPath": "after.npy"})
+    (tmp_path / "blocked").write_text("a file where a folder is needed")
+    status, out, err = dispatch(capsys, write_model(tmp_path, model))
+    assert status == 1
+    assert len(err) == 1 and err[0].startswith("Failed to write resource to file 'blocked/out.npy': ")
+    assert out[-1] == f"Resource 'Out' written to '{tmp_path / 'after.npy'}'"
+    with pytest.raises(OSError):
+        load(tmp_path / "model.json").run()
+
+
+def test_scale_bias_on_float64_keeps_float64(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    values = [0.1, 1e300, 1.0000000001]
+    model = scan_model(values, "FLOAT64")
+    model["dispatchables"]["sum"] = {
+        "type": "ELEMENT_WISE_IDENTITY",
+        "desc": {
+            "InputTensor": {"DataType": "FLOAT64", "Sizes": [3]},
+            "OutputTensor": {"DataType": "FLOAT64", "Sizes": [3]},
+            "ScaleBias": {"Scale": 1, "Bias": 0},
+        },
+    }
+    assert load(write_model(tmp_path, model)).run()["Out"].tolist() == values
+
+
+def test_thread_group_count_is_read_and_ignored_as_dxdispatch_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    model = scan_model([1, 2, 3])
+    model["commands"][0]["threadGroupCount"] = [1, 1, 1]
+    assert load(write_model(tmp_path, model)).run()["Out"].tolist() == [1, 3, 6]
+
+
+def test_show_draws_tensors_of_more_elements_than_int64_counts(capsys, tmp_path):
+    assert cli.main(["show", "FLOAT32 (65536,65536,65536,65536):(0,0,0,0)"]) == 0
+    assert "18446744073709551616 logical elements" in capsys.readouterr().out
+    assert cli.main(["show", "FLOAT32 (4294967295,4294967295):(0,0)", "--svg", str(tmp_path / "x.svg")]) == 0
 
 
 def test_the_catalogue_covers_at_least_thirty_rules():

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import LayoutError
 
-__all__ = ["Fields", "boolean", "did_you_mean", "enum", "integer_list", "number", "uint"]
+__all__ = ["Fields", "boolean", "data_type_name", "did_you_mean", "enum", "integer_list", "number", "uint"]
 
 UINT_MAX = 2**32 - 1
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -37,7 +37,8 @@ class Fields:
 
     def __init__(self, obj: Any, where: str, kind: str) -> None:
         if not isinstance(obj, Mapping):
-            raise LayoutError(f"{where}: expected a JSON object ({kind}), not {json_type(obj)} {short(obj)}")
+            shown = "" if obj is None else f" {short(obj)}"
+            raise LayoutError(f"{where}: expected a JSON object ({kind}), not {json_type(obj)}{shown}")
         self.obj, self.where, self.kind = obj, where, kind
         self._asked: list[str] = []
 
@@ -52,7 +53,10 @@ class Fields:
         """The value of ``name`` (or of one of its ``aliases``, e.g. ``type`` for ``Type``)."""
         value = self.optional(name, *aliases, default=_MISSING)
         if value is _MISSING:
-            raise LayoutError(f"{self.where}: the field {name!r} is required ({self.kind})")
+            unknown = [key for key in self.obj if key not in self._asked]
+            close = difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
+            found = f"; {close[0]!r} is given: did you mean {name!r}?" if close else ""
+            raise LayoutError(f"{self.where}: the field {name!r} is required ({self.kind}){found}")
         return value
 
     def optional(self, name: str, *aliases: str, default: Any = None) -> Any:
@@ -108,7 +112,9 @@ def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str
     """A JSON integer in ``0..limit`` (DirectML's ``UINT`` by default; None: any size)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise LayoutError(f"{where} = {short(value)}: expected a non-negative integer ({type_name})")
-    if value < 0 or (limit is not None and value > limit):
+    if value < 0:
+        raise LayoutError(f"{where} = {value}: a {type_name} is 0 or more")
+    if limit is not None and value > limit:
         raise LayoutError(f"{where} = {value}: a {type_name} is 0 to {limit}")
     return value
 
@@ -143,7 +149,16 @@ def number(where: str, value: Any) -> float:
         return _NON_FINITE[value.lower()]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise LayoutError(f'{where} = {short(value)}: expected a number (or "nan", "inf", "-inf")')
-    return value
+    try:
+        return float(value)
+    except OverflowError:
+        raise LayoutError(f"{where} = {short(value)}: the number is too large for a double") from None
+
+
+def data_type_name(where: str, value: Any, names: Sequence[str]) -> str:
+    """A ``DML_TENSOR_DATA_TYPE`` written in full or as its suffix (``"FLOAT32"``), case-sensitive
+    as in DxDispatch: the short name."""
+    return enum(where, value, "DML_TENSOR_DATA_TYPE_", names)
 
 
 def enum(where: str, value: Any, prefix: str, names: Sequence[str]) -> str:

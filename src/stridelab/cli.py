@@ -34,6 +34,7 @@ from .errors import LayoutError
 DEFAULT_TUTORIALS_DIR = Path("stridelab-tutorials")
 USAGE_ERROR = 2
 RUN_FAILED = 1
+INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 class CommandError(Exception):
@@ -99,7 +100,7 @@ def _is_model(argument: str) -> bool:
 def _show(args: argparse.Namespace, options: list[str]) -> int:
     from .desc import TensorDesc
     from .render.scene import build_scene
-    from .render.text import render_text, scene_text
+    from .render.text import render_text
 
     try:
         if _is_model(args.what):
@@ -108,12 +109,11 @@ def _show(args: argparse.Namespace, options: list[str]) -> int:
             tensors = load(args.what).tensors()
         else:
             tensors = {"": TensorDesc.parse(args.what)}
-        scenes = [build_scene(desc) for desc in tensors.values()]
-        names = list(tensors)
         if args.svg is None and args.png is None:
-            texts = [scene_text(s) if not n else f"== {n}\n{render_text(tensors[n])}" for n, s in zip(names, scenes)]
+            texts = [f"== {name}\n{render_text(desc)}" if name else render_text(desc) for name, desc in tensors.items()]
             print("\n\n".join(texts) if tensors else "the model has no dispatchables, so no tensors")
             return 0
+        scenes, names = [build_scene(desc) for desc in tensors.values()], list(tensors)
         if not scenes:
             raise CommandError(f"{args.what} has no dispatchables, so no tensors to draw")
         if args.svg is not None:
@@ -146,12 +146,14 @@ def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
         print(f"Running on '{device_name(args.backend)}'")
     except (LayoutError, TypeError, ImportError) as error:
         raise CommandError(str(error)) from error
-    try:
-        model.run(args.backend, args.iterations, log=print)
-    except OSError as error:
-        print(f"stridelab dispatch: error: {error}", file=sys.stderr)
-        return RUN_FAILED
-    return 0
+    failures: list[str] = []
+
+    def report(line: str) -> None:  # as DxDispatch does: on stderr, and the run goes on
+        failures.append(line)
+        print(line, file=sys.stderr)
+
+    model.run(args.backend, args.iterations, log=print, on_error=report)
+    return RUN_FAILED if failures else 0
 
 
 def _iterations(text: str) -> int:
@@ -243,6 +245,7 @@ def _parser() -> argparse.ArgumentParser:
     dispatch.add_argument(
         "-i",
         "--dispatch-iterations",
+        "--dispatch_iterations",  # DxDispatch's spelling
         dest="iterations",
         type=_iterations,
         default=1,
@@ -269,6 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"stridelab {args.command}: error: {error}", file=sys.stderr)
         return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"stridelab {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # whoever read stdout stopped (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return RUN_FAILED
 
 
 if __name__ == "__main__":

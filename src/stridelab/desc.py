@@ -12,6 +12,7 @@ Python ints, so it is exact at any size (a 2**40-element description is no speci
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
@@ -19,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from . import _analysis, _notation
-from ._json_fields import Fields, enum, integer_list, uint
+from ._json_fields import Fields, data_type_name, enum, integer_list, uint
 from ._validate import int_tuple, int_value
-from .dtypes import DataType, DataTypeLike
+from .dtypes import DATA_TYPES, DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
 
@@ -31,6 +32,7 @@ __all__ = [
     "TensorDesc",
     "calc_buffer_tensor_size",
     "calculate_strides",
+    "json_desc_alignment",
     "layout_strides",
     "packed_strides",
     "read_json_desc",
@@ -578,6 +580,16 @@ class TensorDesc:
 
 
 _TENSOR_DESC_FIELDS = "DML_BUFFER_TENSOR_DESC"
+#: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT: a buffer tensor's base address is a multiple of this many bytes.
+MINIMUM_ALIGNMENT = 16
+
+
+def json_desc_alignment(obj: Mapping[str, Any]) -> int:
+    """The base-offset alignment, in bytes, a JSON tensor description read by :func:`read_json_desc`
+    guarantees: its ``GuaranteedBaseOffsetAlignment``, or DirectML's minimum of 16 where that is 0
+    or absent."""
+    fields = obj["Desc"] if "Desc" in obj else obj
+    return fields.get("GuaranteedBaseOffsetAlignment") or MINIMUM_ALIGNMENT
 
 
 def read_json_desc(obj: Any, where: str) -> TensorDesc:
@@ -591,7 +603,7 @@ def read_json_desc(obj: Any, where: str) -> TensorDesc:
     if "Desc" in outer:
         fields = Fields(outer.required("Desc"), f"{where}.Desc", _TENSOR_DESC_FIELDS)
         outer.done()
-    data_type = fields.required("DataType")
+    data_type = data_type_name(fields.at("DataType"), fields.required("DataType"), DATA_TYPES)
     sizes = integer_list(fields.at("Sizes"), fields.required("Sizes"))
     strides = fields.optional("Strides")
     if strides is not None:
@@ -610,9 +622,18 @@ def read_json_desc(obj: Any, where: str) -> TensorDesc:
         total = uint(fields.at("TotalTensorSizeInBytes"), total, limit=None, type_name="UINT64") or None
     alignment = fields.optional("GuaranteedBaseOffsetAlignment")
     if alignment is not None:
-        uint(fields.at("GuaranteedBaseOffsetAlignment"), alignment)
+        value = uint(fields.at("GuaranteedBaseOffsetAlignment"), alignment)
+        if value and (value < MINIMUM_ALIGNMENT or value & (value - 1)):
+            raise LayoutError(
+                f"{fields.at('GuaranteedBaseOffsetAlignment')} = {value}: it must be 0 or a power of two of at least "
+                f"{MINIMUM_ALIGNMENT} (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)"
+            )
     fields.done()
     try:
         return TensorDesc(data_type, sizes, strides, total)
-    except (LayoutError, TypeError) as error:
-        raise LayoutError(f"{where}: {error}") from None
+    except (LayoutError, TypeError) as error:  # in the JSON's field names
+        message = re.sub(r"\b(sizes|strides|total_tensor_size_in_bytes)\b", lambda m: _JSON_NAMES[m[1]], str(error))
+        raise LayoutError(f"{where}: {message}") from None
+
+
+_JSON_NAMES = {"sizes": "Sizes", "strides": "Strides", "total_tensor_size_in_bytes": "TotalTensorSizeInBytes"}

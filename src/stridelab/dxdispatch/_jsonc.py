@@ -33,6 +33,8 @@ def loads(text: str, source: str) -> Any:
         raise LayoutError(f"{source}: {error}") from None
     except RecursionError:
         raise LayoutError(f"{source}: the JSON is nested too deeply to be a model") from None
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise LayoutError(f"{source}: a number in the JSON cannot be read: {error}") from None
     rest = plain[end:]
     if rest.strip():
         line, column = _position(plain, end + len(rest) - len(rest.lstrip()))
@@ -75,11 +77,12 @@ def _plain_json(text: str, source: str) -> str:
     out = list(text)
     i, n = 0, len(text)
     last_comma = None  # index of a comma not yet followed by a value
+    after_value = False  # whether a value (or a closing bracket) came last: a comma after one may trail
     while i < n:
         c = text[i]
         if c == '"':
             i = _string_end(text, i)
-            last_comma = None
+            last_comma, after_value = None, True
             continue
         if c == "/" and text.startswith("//", i):
             end = text.find("\n", i)
@@ -98,9 +101,10 @@ def _plain_json(text: str, source: str) -> str:
         if c in "]}" and last_comma is not None:
             out[last_comma] = " "
         if c == ",":
-            last_comma = i
+            last_comma = i if after_value else None  # '[,]' stays an error, as in DxDispatch
+            after_value = False
         elif not c.isspace():
-            last_comma = None
+            last_comma, after_value = None, c not in "[{:"
         i += 1
     return "".join(out)
 

@@ -86,6 +86,12 @@ def read_command(
     if kind == "dispatch":
         name = _name(fields, "dispatchable", dispatchables, "dispatchable")
         bindings = _bindings(fields, name, dispatchables[name], resources)
+        groups = fields.optional("threadGroupCount")
+        if groups is not None:  # HLSL's; DxDispatch reads and ignores it for DirectML operators too
+            if not isinstance(groups, list) or len(groups) != 3:
+                raise LayoutError(f"{fields.at('threadGroupCount')} = {short(groups)}: expected 3 integers")
+            for i, count in enumerate(groups):
+                uint(f"{fields.at('threadGroupCount')}[{i}]", count)
         fields.done()
         return Dispatch(index, name, bindings)
     resource = _name(fields, "resource", resources, "resource")
@@ -157,6 +163,10 @@ def _binding(where: str, source: Any, resources: dict[str, Resource]) -> Binding
 def _target(fields: Fields, target: Any) -> str:
     if not isinstance(target, str) or not target:
         raise LayoutError(f"{fields.at('targetPath')} = {short(target)}: expected a file name")
+    if "\0" in target:
+        raise LayoutError(f"{fields.at('targetPath')} = {short(target)}: a file name cannot hold a NUL character")
+    if Path(target).is_dir():
+        raise LayoutError(f"{fields.at('targetPath')} = {target!r} is a folder; name a file in it")
     if Path(target).suffix.lower() in _IMAGE_SUFFIXES:
         raise LayoutError(
             f"{fields.at('targetPath')} = {target!r}: stridelab writes .npy files and raw bytes, not images"

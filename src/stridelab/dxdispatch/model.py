@@ -17,7 +17,7 @@ import numpy as np
 
 from .._json_fields import Fields, did_you_mean, short
 from .._memory import check_allocation
-from ..desc import TensorDesc
+from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
 from ..tensor import StridedTensor
@@ -85,7 +85,12 @@ class Model:
                 raise LayoutError(f"{root.at(field)}: expected {expected}, not {short(value)}")
             parts[field] = value
         root.done()
+        for field in ("resources", "dispatchables"):
+            for name in parts[field]:
+                _check_name(f"{field[:-1]} {name!r}", name)
         resources = {name: read_resource(name, value, path.parent) for name, value in parts["resources"].items()}
+        total = sum(resource.size_in_bytes for resource in resources.values())
+        check_allocation(total, np, f"the model's {len(resources)} resources together")
         dispatchables = {name: read_dispatchable(name, value) for name, value in parts["dispatchables"].items()}
         commands = [read_command(i, value, resources, dispatchables) for i, value in enumerate(parts["commands"])]
         model = cls(path, resources, dispatchables, commands)
@@ -94,8 +99,10 @@ class Model:
 
     # -- checks -------------------------------------------------------------------------------
     def _check_dispatches(self) -> None:
-        """Every dispatch, checked on the initial buffers by the operator itself (nothing runs)."""
-        buffers = {name: resource.initial_bytes() for name, resource in self.resources.items()}
+        """Every dispatch, checked by the operator itself (nothing runs) on buffers of the bound
+        resources' sizes: what it checks depends on where they lie, not on their values."""
+        bound = {b.resource for c in self.commands if isinstance(c, Dispatch) for b in c.bindings.values()}
+        buffers = {name: np.empty(self.resources[name].size_in_bytes, np.uint8) for name in bound}
         for command in self.commands:
             if isinstance(command, Dispatch):
                 x, out = self._bind(command, buffers)
@@ -110,22 +117,30 @@ class Model:
     def _bind(self, command: Dispatch, buffers: dict[str, Any]) -> tuple[StridedTensor, StridedTensor]:
         dispatchable = self.dispatchables[command.dispatchable]
         bound = [
-            self._tensor(command, point, binding, desc, buffers)
-            for point, binding, desc in zip(command.bindings, command.bindings.values(), dispatchable.tensors.values())
+            self._tensor(command, point, binding, dispatchable.tensors[point], dispatchable.alignments[point], buffers)
+            for point, binding in command.bindings.items()
         ]
         return bound[0], bound[1]
 
     def _tensor(
-        self, command: Dispatch, point: str, binding: Binding, desc: TensorDesc, buffers: dict
+        self, command: Dispatch, point: str, binding: Binding, desc: TensorDesc, alignment: int, buffers: dict
     ) -> StridedTensor:
+        """The tensor bound at ``point``, over its resource's buffer in ``buffers``, checked as
+        DirectML checks a binding: its start aligned, its bytes enough for the description."""
         resource = self.resources[binding.resource]
         where = f"command {command.index} (dispatch {command.dispatchable!r}): {point} bound to {binding.describe()}"
-        start, size, esize = binding.byte_offset, resource.size_in_bytes, desc.element_size
-        if start % esize:
-            raise LayoutError(
-                f"{where}: elementOffset {binding.element_offset} starts at byte {start}, which is not a multiple "
-                f"of the {desc.data_type} element size {esize}"
+        start, size = binding.byte_offset, resource.size_in_bytes
+        if start % alignment:
+            rule = (
+                "DirectML buffer tensors start 16-byte aligned (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)"
+                if alignment == MINIMUM_ALIGNMENT
+                else f"the tensor's GuaranteedBaseOffsetAlignment is {alignment}"
             )
+            raise LayoutError(
+                f"{where}: elementOffset {binding.element_offset} starts at byte {start}, not a multiple of "
+                f"{alignment}: {rule}"
+            )
+        esize = desc.element_size
         available = max(size - start, 0)
         if available < desc.buffer_size:
             raise LayoutError(
@@ -178,7 +193,12 @@ class Model:
 
     # -- running ------------------------------------------------------------------------------
     def run(
-        self, backend: str = "numpy", iterations: int = 1, *, log: Callable[[str], Any] | None = None
+        self,
+        backend: str = "numpy",
+        iterations: int = 1,
+        *,
+        log: Callable[[str], Any] | None = None,
+        on_error: Callable[[str], Any] | None = None,
     ) -> dict[str, Any]:
         """Run the commands in order on ``backend`` (``"numpy"``, or ``"cupy"`` for the GPU),
         each dispatch ``iterations`` times, as DxDispatch does; ``writeFile`` writes its file
@@ -186,6 +206,9 @@ class Model:
 
         ``log`` receives each line DxDispatch prints: the ``Resource '...': ...`` lines, the
         ``Dispatch '...': ... ms median (CPU)`` timings and ``Resource '...' written to '...'``.
+        A file that cannot be written raises OSError, or, where ``on_error`` is given, is reported
+        to it in DxDispatch's words (``Failed to write resource to file '...': ...``) and the run
+        goes on, as DxDispatch's does.
 
         Returns ``{resource name: its initial elements now}``: a 1-D array of the resource's
         ``initialValuesDataType`` in the backend's array module.
@@ -205,17 +228,23 @@ class Model:
                 samples = self._dispatch(command, buffers, iterations, xp)
                 emit(dispatch_line(command.dispatchable, iterations, *samples))
             elif isinstance(command, Print):
-                for line in print_lines(command.resource, self._values(command.resource, buffers), command.verbose):
+                values = _host(self._values(command.resource, buffers))
+                for line in print_lines(command.resource, values, command.verbose):
                     emit(line)
             else:
-                emit(written_line(command.resource, self._write(command, buffers)))
-        return {name: self._values(name, buffers, xp) for name in self.resources}
+                try:
+                    emit(written_line(command.resource, self._write(command, buffers)))
+                except OSError as error:
+                    if on_error is None:
+                        raise
+                    on_error(f"Failed to write resource to file '{command.target}': {error}")
+        return {name: self._values(name, buffers).copy() for name in self.resources}
 
-    def _values(self, name: str, buffers: dict[str, Any], xp: Any = None) -> Any:
+    def _values(self, name: str, buffers: dict[str, Any]) -> Any:
+        """A view of the resource's initial elements, as they are now, where its buffer lives."""
         resource = self.resources[name]
         count = resource.initial.size
-        values = buffers[name][: count * resource.element_size].view(resource.data_type.numpy_dtype)
-        return values.copy() if xp is not None else _host(values)
+        return buffers[name][: count * resource.element_size].view(resource.data_type.numpy_dtype)
 
     def _warm_up(self, buffers: dict[str, Any], xp: Any) -> None:
         """Compile what every dispatch needs, on scratch copies of its buffers, as DxDispatch
@@ -275,6 +304,14 @@ def _array_module(backend: Any) -> Any:
     with optional_imports("gpu", "running a model with backend='cupy'"):
         import cupy
     return cupy
+
+
+def _check_name(where: str, name: str) -> None:
+    """A name is printed in DxDispatch's lines: it must be text a terminal can show."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LayoutError(f"{where}: the name is not valid Unicode text (it holds a lone surrogate)") from None
 
 
 def device_name(backend: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, short, uint
-from ..desc import TensorDesc, read_json_desc
+from ..desc import TensorDesc, json_desc_alignment, read_json_desc
 from ..errors import LayoutError
 from ..ops import cumulative_product, cumulative_summation, element_wise_identity, slice1
 from ..tensor import StridedTensor
@@ -44,14 +44,13 @@ class Dispatchable:
     tensors: dict[str, TensorDesc]
     parameters: dict[str, Any]
     apply: Callable[[StridedTensor, StridedTensor], None]
+    alignments: dict[str, int]  # per bind point: the byte alignment its bound offset must have
 
     def in_desc_terms(self, message: str) -> str:
         """An operator's message in the desc's words: ``window_offsets`` is ``InputWindowOffsets``,
         x the InputTensor and out the OutputTensor."""
-        for word, field in _DESC_TERMS.get(self.operator, ()):
+        for word, field in (*_DESC_TERMS.get(self.operator, ()), ("x", "InputTensor"), ("out(?!-)", "OutputTensor")):
             message = re.sub(rf"\b{word}\b", field, message)
-        if re.search(r"\b(x|out)\b", message):
-            message += " (x is InputTensor, out is OutputTensor)"
         return message
 
     def describe(self) -> str:
@@ -77,6 +76,8 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
     operator = kind.removeprefix(_PREFIX)
     if operator not in OPERATORS:  # a close name is a typo; others are DirectML operators not run here
         hint = did_you_mean(operator, OPERATORS, cutoff=0.85)
+        if operator.upper().removeprefix(_PREFIX) in OPERATORS:
+            hint = f" (did you mean {operator.upper().removeprefix(_PREFIX)!r}? names are case-sensitive)"
         raise LayoutError(
             f"{where}: DML_OPERATOR_{operator} is not an operator stridelab runs{hint}; it runs {', '.join(OPERATORS)}"
         )
@@ -101,9 +102,10 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
         fields.done()
         desc_fields = Fields(desc, f"{where}: desc", kind_name)
     tensors = {point: read_json_desc(desc_fields.required(point), f"{where}: desc.{point}") for point in BIND_POINTS}
+    alignments = {point: json_desc_alignment(desc_fields.required(point)) for point in BIND_POINTS}
     parameters, apply = OPERATORS[operator](desc_fields, tensors)
     desc_fields.done()
-    return Dispatchable(name, operator, tensors, parameters, apply)
+    return Dispatchable(name, operator, tensors, parameters, apply, alignments)
 
 
 _DESC_TERMS = {
@@ -209,17 +211,19 @@ def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str,
         raise LayoutError(
             f"{fields.where}.ScaleBias: a scale and bias apply to float tensors; OutputTensor is {output_type.name}"
         )
-    scale32, bias32 = np.float32(scale), np.float32(bias)
+    compute = np.dtype(np.float64 if output_type.name == "FLOAT64" else np.float32)
+    scale_c, bias_c = compute.type(scale), compute.type(bias)
 
     def copy_scaled(x: StridedTensor, out: StridedTensor) -> None:
-        """``Scale * x + Bias`` in float32, rounded once to the output type (so NumPy and CuPy,
-        which both round each float32 operation, give the same bits)."""
+        """``Scale * x + Bias`` as a multiply and an add, each rounded to float32 (float64 for
+        FLOAT64; no fused multiply-add, so NumPy and CuPy give the same bits), then converted once
+        to the output type."""
         element_wise_identity(x, out)
         view = out.view()
-        values = view.astype(np.float32)
         with np.errstate(over="ignore", invalid="ignore"):  # past the type's range is inf, as on DirectML
-            values *= scale32
-            values += bias32
+            values = view.astype(compute)
+            values *= scale_c
+            values += bias_c
             view[...] = values
 
     return {"ScaleBias": {"Scale": scale, "Bias": bias}}, copy_scaled

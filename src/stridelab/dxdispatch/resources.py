@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._json_fields import Fields, did_you_mean, json_type, number, short, uint
+from .._json_fields import Fields, data_type_name, json_type, number, short, uint
 from .._memory import check_allocation
 from ..dtypes import DATA_TYPES, DataType, data_type
 from ..errors import LayoutError
@@ -78,6 +78,7 @@ def read_resource(name: str, obj: Any, folder: Path) -> Resource:
             f"{dtype.element_size}"
         )
     needed = offset + initial.nbytes
+    source = "initialValuesOffsetInBytes + initialValues" if size is None else "sizeInBytes"
     if size is None:
         size = -(-needed // 4) * 4
     elif uint(f"{where}: sizeInBytes", size, limit=None) < needed:
@@ -85,24 +86,20 @@ def read_resource(name: str, obj: Any, folder: Path) -> Resource:
             f"{where}: The buffer size ({size} bytes) is too small for the initialValues ({initial.nbytes} bytes) "
             f"at offset {offset} bytes."
         )
-    check_allocation(size, np, f"{where}: its buffer of sizeInBytes = {size}")
+    check_allocation(size, np, f"{where}: the buffer ({source} = {size})")
     return Resource(name, dtype, initial, offset, size)
 
 
 def _data_type(where: str, value: Any) -> DataType:
-    if not isinstance(value, str):
-        raise LayoutError(f'{where} = {short(value)}: expected a data type name, e.g. "FLOAT32"')
-    name = value.removeprefix(_TYPE_PREFIX)
-    if name in DATA_TYPES:
-        return data_type(name)
-    if name in ("UNKNOWN", "UINT4", "INT4"):
+    if isinstance(value, str) and value.removeprefix(_TYPE_PREFIX) in ("UNKNOWN", "UINT4", "INT4"):
+        name = value.removeprefix(_TYPE_PREFIX)
         reason = (
             "the list form of initialValues (UNKNOWN) builds HLSL constant buffers, and stridelab runs no HLSL"
             if name == "UNKNOWN"
             else f"{name} packs two values per byte, and no operator stridelab runs takes it"
         )
         raise LayoutError(f"{where} = {value!r}: {reason}")
-    raise LayoutError(f"{where} = {value!r} is not one of {', '.join(DATA_TYPES)}{did_you_mean(name, DATA_TYPES)}")
+    return data_type(data_type_name(where, value, DATA_TYPES))
 
 
 def _initial_values(where: str, values: Any, dtype: DataType | None, folder: Path) -> tuple[np.ndarray, DataType]:
@@ -208,12 +205,13 @@ def _find(where: str, source: str, folder: Path) -> Path:
 
 
 def _from_npy(where: str, path: Path, dtype: DataType | None) -> tuple[np.ndarray, DataType]:
-    try:
-        array = np.load(path, allow_pickle=False)
+    try:  # mapped, not read: a header claiming more values than the file holds fails here, cheaply
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as error:
         raise LayoutError(f"{where}: cannot read {str(path)!r} as a .npy file: {error}") from None
     if array.dtype == np.bool_:
         array = array.view(np.uint8)
+    check_allocation(array.nbytes, np, f"{where}: the {array.size} values of {str(path)!r}")
     if array.ndim > 1 and array.flags.f_contiguous and not array.flags.c_contiguous:
         raise LayoutError(f"{where}: {str(path)!r} is stored in Fortran order; Fortran stride order unsupported.")
     try:
