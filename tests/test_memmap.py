@@ -126,7 +126,7 @@ def test_too_large_maps_are_refused_quickly_before_allocating():
 
 
 def test_bad_arguments():
-    with pytest.raises(TypeError, match="MemoryMap needs a TensorDesc"):
+    with pytest.raises(TypeError, match=r"desc must be a TensorDesc, not tuple \(2, 3\)"):
         MemoryMap((2, 3))
     m = TensorDesc("UINT8", (2, 3)).memory_map()
     with pytest.raises(LayoutError, match="slot 8 is out of range for a buffer of 8 slots"):

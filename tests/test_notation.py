@@ -102,7 +102,7 @@ def test_text_that_is_no_description_is_refused_with_the_reason(text, message):
 
 
 def test_parse_needs_text():
-    with pytest.raises(TypeError, match="TensorDesc.parse needs text, not dict"):
+    with pytest.raises(TypeError, match="text must be a str, not dict {'DataType'"):
         TensorDesc.parse({"DataType": "FLOAT32", "Sizes": [2]})
 
 

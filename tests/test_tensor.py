@@ -38,7 +38,7 @@ def test_from_array_of_a_scalar_is_one_element():
         (np.arange(4, dtype=np.float32)[::-1], LayoutError, r"byte_strides\[0\] = -4 is negative.*ascontiguousarray"),
         (np.zeros(8, np.uint8).view(np.dtype([("a", "u1")])), LayoutError, "has no DirectML data type"),
         (np.zeros((1,) * 9, np.float32), LayoutError, "has 9 dimensions"),
-        ([1, 2, 3], TypeError, "expected a numpy or cupy array, not list"),
+        ([1, 2, 3], TypeError, r"array must be a numpy or cupy array, not list \[1, 2, 3\]"),
     ],
 )
 def test_from_array_refuses_what_it_cannot_describe(array, error, message):

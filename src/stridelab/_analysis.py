@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validate import int_value
+from ._validate import int_value, wrong_type
 from .errors import LayoutError
 
 __all__ = ["ENUMERATION_LIMIT", "LayoutFacts", "analyze", "logical_offsets", "overlap", "self_collision"]
@@ -199,7 +199,7 @@ def overlap(a: Any, b: Any, *, a_offset: int = 0, b_offset: int = 0) -> tuple[Co
 
     for name, desc in (("a", a), ("b", b)):
         if not isinstance(desc, TensorDesc):
-            raise TypeError(f"overlap needs TensorDesc arguments; {name} is a {type(desc).__name__}")
+            raise wrong_type(name, "a TensorDesc", desc)
     if a.element_size != b.element_size:
         raise TypeError(
             f"a has {a.element_size}-byte elements ({a.data_type}) but b has {b.element_size}-byte ones "

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
+from ._validate import wrong_type
 from .backend import is_cupy_array
 from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, TensorDesc, layout_strides
 from .dtypes import data_type
@@ -206,9 +207,7 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
                 raise LayoutError(f"array byte_strides[{i}] = {b} is not a multiple of the item size {obj.itemsize}")
             strides.append(b // obj.itemsize)
         return _desc(data_type(obj.dtype).name, tuple(obj.shape), tuple(strides), "array"), kind
-    raise TypeError(
-        f"explain needs a TensorDesc, StridedTensor, numpy or cupy array or torch tensor, not {type(obj).__name__}"
-    )
+    raise wrong_type("obj", "a TensorDesc, StridedTensor, numpy or cupy array or torch tensor", obj)
 
 
 def _desc(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...], what: str) -> TensorDesc:

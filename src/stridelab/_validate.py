@@ -25,6 +25,15 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def wrong_type(field: str, expected: str, value: Any) -> TypeError:
+    """The TypeError for ``field`` given ``value`` where ``expected`` was wanted.
+
+    >>> print(wrong_type("desc", "a TensorDesc", "FLOAT32"))
+    desc must be a TensorDesc, not str 'FLOAT32'
+    """
+    return TypeError(f"{field} must be {expected}, not {type(value).__name__} {shown(value)}")
+
+
 def int_tuple(field: str, values: Any) -> tuple[int, ...]:
     """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else,
     including unordered collections (a set's order is arbitrary, so it gives no per-dimension values).

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import wrong_type
+
 __all__ = ["array_module", "is_cupy_array", "location"]
 
 
@@ -22,13 +24,14 @@ def is_cupy_array(obj: Any) -> bool:
     return cupy is not None and isinstance(obj, cupy.ndarray)
 
 
-def array_module(obj: Any) -> ModuleType:
-    """``numpy`` for a numpy array, ``cupy`` for a cupy array; TypeError for anything else."""
+def array_module(obj: Any, field: str = "the argument") -> ModuleType:
+    """``numpy`` for a numpy array, ``cupy`` for a cupy array; TypeError naming ``field`` for
+    anything else."""
     if isinstance(obj, np.ndarray):
         return np
     if is_cupy_array(obj):
         return sys.modules["cupy"]
-    raise TypeError(f"expected a numpy or cupy array, not {type(obj).__name__}")
+    raise wrong_type(field, "a numpy or cupy array", obj)
 
 
 def location(obj: Any) -> str:

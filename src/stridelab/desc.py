@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _analysis, _notation
 from ._json_fields import Fields, data_type_name, enum, integer_list, uint
-from ._validate import int_tuple, int_value
+from ._validate import int_tuple, int_value, wrong_type
 from .dtypes import DATA_TYPES, DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
@@ -482,7 +482,7 @@ class TensorDesc:
         TensorDesc('FLOAT16', sizes=(2, 3), strides=(3, 1))
         """
         if not isinstance(obj, Mapping):
-            raise TypeError(f"TensorDesc.from_json needs a mapping, not {type(obj).__name__}")
+            raise wrong_type("obj", "a mapping (a JSON object)", obj)
         return read_json_desc(obj, "tensor description")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
@@ -520,7 +520,7 @@ class TensorDesc:
         TensorDesc('UINT8', sizes=(2, 3), strides=(3, 1))
         """
         if not isinstance(text, str):
-            raise TypeError(f"TensorDesc.parse needs text, not {type(text).__name__}")
+            raise wrong_type("text", "a str", text)
         if text.lstrip().startswith("{"):
             try:
                 obj = json.loads(text)

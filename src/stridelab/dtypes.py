@@ -16,6 +16,7 @@ from typing import Union
 
 import numpy as np
 
+from ._validate import wrong_type
 from .errors import LayoutError
 
 __all__ = ["DATA_TYPES", "DataType", "DataTypeLike", "data_type"]
@@ -93,4 +94,4 @@ def data_type(value: DataTypeLike) -> DataType:
             f"numpy dtype {dtype} has no DirectML data type; expected a native-byte-order one of "
             f"{', '.join(str(t.numpy_dtype) for t in _TABLE.values())}"
         )
-    raise TypeError(f"data_type must be a DirectML name, a DataType or a numpy dtype, not {type(value).__name__}")
+    raise wrong_type("data_type", "a DirectML name, a DataType or a numpy dtype", value)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, logical_offsets
-from ._validate import at_least, int_value
+from ._validate import at_least, int_value, wrong_type
 from .desc import TensorDesc
 from .errors import LayoutError
 
@@ -100,7 +100,7 @@ class MemoryMap:
 
     def __init__(self, desc: TensorDesc, values: Any | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
         if not isinstance(desc, TensorDesc):
-            raise TypeError(f"MemoryMap needs a TensorDesc, not {type(desc).__name__}")
+            raise wrong_type("desc", "a TensorDesc", desc)
         limit = at_least("limit", limit, 1)
         for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
             if count > limit:

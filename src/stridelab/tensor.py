@@ -15,6 +15,7 @@ import numpy as np
 
 from ._memory import check_allocation
 from ._optional import optional_imports
+from ._validate import wrong_type
 from .backend import array_module, is_cupy_array
 from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from .dtypes import data_type
@@ -41,8 +42,8 @@ class StridedTensor:
 
     def __init__(self, desc: TensorDesc, buffer: Any) -> None:
         if not isinstance(desc, TensorDesc):
-            raise TypeError(f"desc must be a TensorDesc, not {type(desc).__name__}")
-        array_module(buffer)  # numpy or cupy, else TypeError
+            raise wrong_type("desc", "a TensorDesc", desc)
+        array_module(buffer, "buffer")  # numpy or cupy, else TypeError
         if buffer.ndim != 1:
             raise LayoutError(f"buffer must be 1-D (a flat buffer); got shape {tuple(buffer.shape)}")
         if buffer.dtype != desc.dtype.numpy_dtype:
@@ -89,7 +90,9 @@ class StridedTensor:
         4-byte-rounded buffer size) from array module ``xp`` (numpy or cupy); refused, before
         allocating, where that is more than the free memory."""
         if not isinstance(desc, TensorDesc):
-            raise TypeError(f"desc must be a TensorDesc, not {type(desc).__name__}")
+            raise wrong_type("desc", "a TensorDesc", desc)
+        if getattr(xp, "__name__", None) not in ("numpy", "cupy"):
+            raise wrong_type("xp", "the numpy or cupy module", xp)
         check_allocation(desc.buffer_size, xp, f"the buffer of {desc}")
         return cls(desc, xp.empty(desc.slot_count, dtype=desc.dtype.numpy_dtype))
 
@@ -105,7 +108,7 @@ class StridedTensor:
         CUDA DLPack capsule) are viewed through CuPy, also without copying.
         """
         array = _as_cupy_if_cuda(array)
-        xp = array_module(array)
+        xp = array_module(array, "array")
         dtype = data_type(array.dtype)
         if array.size == 0:
             raise LayoutError(

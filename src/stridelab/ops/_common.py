@@ -25,7 +25,7 @@ import numpy as np
 
 from .._analysis import overlap
 from .._memory import check_allocation
-from .._validate import int_tuple
+from .._validate import int_tuple, wrong_type
 from ..backend import array_module, is_cupy_array, location
 from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from ..dtypes import DataType, data_type
@@ -75,7 +75,7 @@ def read_input(x: Any) -> Operand:
         desc = x.desc
         return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, 0, _device_of(x.buffer))
     if not isinstance(x, np.ndarray) and not is_cupy_array(x):
-        raise TypeError(f"x must be a StridedTensor or a numpy or cupy array, not {type(x).__name__}")
+        raise wrong_type("x", "a StridedTensor or a numpy or cupy array", x)
     return _read_array(x)
 
 

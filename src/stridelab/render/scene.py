@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import at_least
+from .._validate import at_least, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
@@ -147,7 +147,7 @@ def resolve(obj: Any, limit: int = DEFAULT_LIMIT) -> tuple[TensorDesc, MemoryMap
     elif isinstance(obj, TensorDesc):
         desc = obj
     else:
-        raise TypeError(f"expected a TensorDesc, MemoryMap or StridedTensor, not {type(obj).__name__}")
+        raise wrong_type("obj", "a TensorDesc, MemoryMap or StridedTensor", obj)
     for what, count in (("logical elements", desc.element_count), ("physical slots", desc.slot_count)):
         if count > limit:
             return desc, None, f"{count} {what} are more than the {limit} a memory map is built for"
