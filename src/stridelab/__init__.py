@@ -8,7 +8,7 @@ The layout core is imported eagerly; the operators, renderings and widgets on fi
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._analysis import overlap
 from .desc import MAX_DIMENSIONS, TensorDesc, calc_buffer_tensor_size, calculate_strides, layout_strides
@@ -35,6 +35,22 @@ _LAZY = {
     "SliceExplorer": ".widgets",
     "CumulativeSummationExplorer": ".widgets",
 }
+
+
+if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-exported: "x as x")
+    from ._explain import LayoutReport as LayoutReport
+    from ._explain import explain as explain
+    from .ops.cumulative_product import cumulative_product as cumulative_product
+    from .ops.cumulative_summation import cumulative_summation as cumulative_summation
+    from .ops.element_wise_identity import element_wise_identity as element_wise_identity
+    from .ops.slice1 import slice1 as slice1
+    from .render import draw_memory_map as draw_memory_map
+    from .render import render_svg as render_svg
+    from .widgets import CumulativeSummationExplorer as CumulativeSummationExplorer
+    from .widgets import MemoryMapView as MemoryMapView
+    from .widgets import SliceExplorer as SliceExplorer
+    from .widgets import explore as explore
+    from .widgets.compare import compare as compare
 
 
 def __getattr__(name: str) -> Any:

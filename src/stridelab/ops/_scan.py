@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator as _operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -56,11 +56,14 @@ _PARAMETERS = """Parameters
     allocated or written."""
 
 
-def documented(verb: str, verbs: str, exclusive: str, first: str) -> Callable:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def documented(verb: str, verbs: str, exclusive: str, first: str) -> Callable[[F], F]:
     """Put the parameters every scan operator shares into a front end's docstring, where it says
     ``{parameters}``."""
 
-    def document(function: Callable) -> Callable:
+    def document(function: F) -> F:
         shared = _PARAMETERS.format(verb=verb, verbs=verbs, exclusive=exclusive, first=first)
         function.__doc__ = (function.__doc__ or "{parameters}").replace("{parameters}", shared)
         return function

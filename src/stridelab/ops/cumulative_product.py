@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
+from ..tensor import StridedTensor
 from ._plan import ScanOperator
 from ._scan import documented, scan_call
+from ._types import Input, Scalar
 
 __all__ = ["PRODUCT", "SUPPORTED_DATA_TYPES", "cumulative_product"]
 
@@ -19,9 +22,21 @@ SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
 PRODUCT = ScanOperator("CUMULATIVE_PRODUCT", np.multiply, "Product", SUPPORTED_DATA_TYPES)
 
 
+@overload
+def cumulative_product(
+    x: StridedTensor, axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+) -> StridedTensor: ...
+@overload
+def cumulative_product(
+    x: npt.NDArray[Scalar], axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+) -> npt.NDArray[Scalar]: ...
+@overload
+def cumulative_product(
+    x: Input, axis: int, *, direction: str = ..., exclusive: bool = ..., out: StridedTensor
+) -> StridedTensor: ...
 @documented("multiply", "multiplies", "HasExclusiveProduct", "1")
 def cumulative_product(
-    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: Any = None
+    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: StridedTensor | None = None
 ) -> Any:
     """Running product of ``x`` along ``axis``, as DirectML's CUMULATIVE_PRODUCT computes it.
 

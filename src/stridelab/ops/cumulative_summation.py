@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
+from ..tensor import StridedTensor
 from ._plan import ScanOperator
 from ._scan import documented, scan_call
+from ._types import Input, Scalar
 
 __all__ = ["SUMMATION", "SUPPORTED_DATA_TYPES", "cumulative_summation"]
 
@@ -18,9 +21,21 @@ SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
 SUMMATION = ScanOperator("CUMULATIVE_SUMMATION", np.add, "Sum", SUPPORTED_DATA_TYPES)
 
 
+@overload
+def cumulative_summation(
+    x: StridedTensor, axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+) -> StridedTensor: ...
+@overload
+def cumulative_summation(
+    x: npt.NDArray[Scalar], axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+) -> npt.NDArray[Scalar]: ...
+@overload
+def cumulative_summation(
+    x: Input, axis: int, *, direction: str = ..., exclusive: bool = ..., out: StridedTensor
+) -> StridedTensor: ...
 @documented("sum", "sums", "HasExclusiveSum", "0")
 def cumulative_summation(
-    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: Any = None
+    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: StridedTensor | None = None
 ) -> Any:
     """Running tally of ``x`` along ``axis``, as DirectML's CUMULATIVE_SUMMATION computes it.
 

@@ -10,13 +10,14 @@ from typing import Any
 
 from ..tensor import StridedTensor
 from ._common import Prepared, backend_for, call, check_output, prepare, read_input
+from ._types import Input
 
 __all__ = ["element_wise_identity"]
 
 OPERATOR = "ELEMENT_WISE_IDENTITY"
 
 
-def element_wise_identity(x: Any, out: StridedTensor) -> StridedTensor:
+def element_wise_identity(x: Input, out: StridedTensor) -> StridedTensor:
     """Copy every element of ``x`` into ``out``: ``out[c] = x[c]`` for every coordinate ``c``.
 
     Parameters

@@ -14,12 +14,14 @@ strides)`` and whose strides are ``window_strides[i] * input strides[i]``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ..desc import TensorDesc
 from ..errors import LayoutError
+from ..tensor import StridedTensor
 from ._common import (
     UNCACHED,
     Prepared,
@@ -31,6 +33,7 @@ from ._common import (
     prepare,
     read_input,
 )
+from ._types import Input, Scalar
 
 __all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
 
@@ -40,6 +43,36 @@ OPERATOR = "SLICE1"
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
 
 
+@overload
+def slice1(
+    x: StridedTensor,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    *,
+    output_sizes: Sequence[int] | None = ...,
+    out: None = ...,
+) -> StridedTensor: ...
+@overload
+def slice1(
+    x: npt.NDArray[Scalar],
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    *,
+    output_sizes: Sequence[int] | None = ...,
+    out: None = ...,
+) -> npt.NDArray[Scalar]: ...
+@overload
+def slice1(
+    x: Input,
+    window_offsets: Sequence[int],
+    window_sizes: Sequence[int],
+    window_strides: Sequence[int],
+    *,
+    output_sizes: Sequence[int] | None = ...,
+    out: StridedTensor,
+) -> StridedTensor: ...
 def slice1(
     x: Any,
     window_offsets: Sequence[int],
@@ -47,7 +80,7 @@ def slice1(
     window_strides: Sequence[int],
     *,
     output_sizes: Sequence[int] | None = None,
-    out: Any = None,
+    out: StridedTensor | None = None,
 ) -> Any:
     """Copy the window of ``x`` that DirectML's SLICE1 describes.
 
