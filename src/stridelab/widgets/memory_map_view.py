@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import known_keywords
+from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
@@ -31,7 +31,7 @@ def as_source(obj: Any) -> TensorDesc | MemoryMap | StridedTensor:
     if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
         _refuse_negative_strides(obj)
         return StridedTensor.from_array(obj)
-    raise TypeError(f"expected a TensorDesc, MemoryMap, StridedTensor or array, not {type(obj).__name__}")
+    raise wrong_type("source", "a TensorDesc, MemoryMap, StridedTensor or array", obj)
 
 
 def _refuse_negative_strides(array: Any) -> None:
