@@ -72,3 +72,27 @@ def test_arrays_past_32_bit_sizes_or_strides_are_refused(make, message):
 def test_packed_strides_past_32_bits_are_refused():
     with pytest.raises(sl.LayoutError, match=r"strides\[0\] = 4398046511104 exceeds 4294967295: DirectML strides"):
         sl.TensorDesc("UINT8", (2, 2**21, 2**21))
+
+
+@pytest.mark.gpu
+def test_a_gpu_result_larger_than_the_device_memory_is_refused_before_allocating():
+    import cupy
+
+    huge = cupy.broadcast_to(cupy.float32(1), (2**20, 2**20))  # 4 TiB of output from 4 bytes of input
+    used = cupy.get_default_memory_pool().used_bytes()
+    with pytest.raises(sl.LayoutError, match=r"the result .* needs 4398046511104 bytes .* are free on GPU \d"):
+        sl.cumulative_summation(huge, 1)
+    with pytest.raises(sl.LayoutError, match="are free on GPU"):
+        sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (2**20, 2**20)), cupy)
+    assert cupy.get_default_memory_pool().used_bytes() == used
+
+
+@pytest.mark.gpu
+def test_the_gpus_free_memory_counts_what_cupys_pool_holds_unused():
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    held = cupy.empty(2**26, np.uint8)
+    del held  # back to the pool: free for stridelab, not for the driver
+    device_free = cupy.cuda.Device().mem_info[0]
+    assert _memory.free_bytes(cupy) == device_free + pool.free_bytes() >= device_free + 2**26
