@@ -99,8 +99,8 @@ def prepare_scan(
     floats = total.kind == "f"
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
-        x = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
-        y = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
+        x: np.ndarray = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
+        y: np.ndarray = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
         if floats:
             with np.errstate(over="ignore", invalid="ignore"):
                 step(x, y)
