@@ -78,7 +78,7 @@ def test_packed_strides_past_32_bits_are_refused():
 def test_a_gpu_result_larger_than_the_device_memory_is_refused_before_allocating():
     import cupy
 
-    huge = cupy.broadcast_to(cupy.float32(1), (2**20, 2**20))  # 4 TiB of output from 4 bytes of input
+    huge = cupy.broadcast_to(cupy.ones(1, cupy.float32), (2**20, 2**20))  # 4 TiB of output from 4 bytes
     used = cupy.get_default_memory_pool().used_bytes()
     with pytest.raises(sl.LayoutError, match=r"the result .* needs 4398046511104 bytes .* are free on GPU \d"):
         sl.cumulative_summation(huge, 1)
