@@ -23,9 +23,10 @@ def test_host_free_bytes_reads_memavailable():
 
 
 def test_an_empty_tensor_larger_than_the_free_memory_is_refused(little_free_memory):
-    with pytest.raises(sl.LayoutError, match=r"needs 4194304 bytes \(0.0 GiB\), but 1048576 bytes .* free in host"):
-        sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (1024, 1024)))
-    assert sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (256, 256))).buffer.size == 65536
+    with pytest.raises(sl.LayoutError, match=r"needs 134217728 bytes \(0.1 GiB\), but 1048576 bytes .* free in host"):
+        sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (8192, 4096)))
+    # below CHECKED_FROM_BYTES nothing is read: allocating costs less than asking
+    assert sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (1024, 1024))).buffer.size == 2**20
 
 
 def test_a_buffer_no_array_can_hold_is_refused_whatever_is_free():
@@ -41,7 +42,7 @@ def test_an_operator_result_larger_than_the_free_memory_is_refused_before_alloca
 
 
 def test_a_large_result_is_checked_at_every_call_not_only_when_prepared(monkeypatch):
-    x = np.zeros(_common.CHECKED_RESULT_BYTES // 4, np.float32)
+    x = np.zeros(_memory.CHECKED_FROM_BYTES // 4, np.float32)
     sl.cumulative_summation(x, 0)  # prepared and cached while memory is free
     monkeypatch.setattr(_memory, "host_free_bytes", lambda: 2**20)
     with pytest.raises(sl.LayoutError, match="but 1048576 bytes"):
@@ -96,3 +97,8 @@ def test_the_gpus_free_memory_counts_what_cupys_pool_holds_unused():
     del held  # back to the pool: free for stridelab, not for the driver
     device_free = cupy.cuda.Device().mem_info[0]
     assert _memory.free_bytes(cupy) == device_free + pool.free_bytes() >= device_free + 2**26
+
+
+def test_a_size_1_dimension_whose_packed_stride_passes_32_bits_is_accepted():
+    """Its stride is never stepped along: (1, 65536, 65536) describes what (65536, 65536) does."""
+    assert sl.TensorDesc("UINT8", (1, 65536, 65536)).element_count == 2**32

@@ -115,7 +115,7 @@ def test_overlap_refuses_what_it_cannot_compare():
     a = TensorDesc("FLOAT32", (2, 3))
     with pytest.raises(TypeError, match="a has 4-byte elements .FLOAT32. but b has 2-byte ones"):
         sl.overlap(a, TensorDesc("FLOAT16", (2, 3)))
-    with pytest.raises(TypeError, match=r"b must be a TensorDesc, not ndarray array\(\[0"):
+    with pytest.raises(TypeError, match=r"b must be a TensorDesc, not ndarray of shape \(3,\) and dtype float64"):
         sl.overlap(a, np.zeros(3))
     with pytest.raises(LayoutError, match="b_offset = -1: an offset into the buffer is 0 or more"):
         sl.overlap(a, a, b_offset=-1)

@@ -354,7 +354,7 @@ def test_bad_drawing_parameters_are_named(kwargs, error, match):
 
 
 def test_other_objects_are_refused():
-    with pytest.raises(TypeError, match=r"obj must be a TensorDesc, MemoryMap or StridedTensor, not ndarray array\(\["):
+    with pytest.raises(TypeError, match=r"obj must be a TensorDesc, MemoryMap or StridedTensor, not ndarray of shape"):
         sl.render_svg(np.zeros(3))
 
 

@@ -44,8 +44,8 @@ if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-
     from .ops.cumulative_summation import cumulative_summation as cumulative_summation
     from .ops.element_wise_identity import element_wise_identity as element_wise_identity
     from .ops.slice1 import slice1 as slice1
-    from .render import draw_memory_map as draw_memory_map
     from .render import render_svg as render_svg
+    from .render.mpl import draw_memory_map as draw_memory_map
     from .widgets import CumulativeSummationExplorer as CumulativeSummationExplorer
     from .widgets import MemoryMapView as MemoryMapView
     from .widgets import SliceExplorer as SliceExplorer
@@ -53,12 +53,14 @@ if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-
     from .widgets.compare import compare as compare
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'stridelab' has no attribute {name!r}")
+if not TYPE_CHECKING:  # hidden from type checkers, which would read any attribute as Any through it
+
+    def __getattr__(name: str) -> Any:
+        if name in _LAZY:
+            value = getattr(import_module(_LAZY[name], __name__), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'stridelab' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

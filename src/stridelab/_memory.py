@@ -10,22 +10,42 @@ import numpy as np
 
 from .errors import LayoutError
 
-__all__ = ["check_allocation", "free_bytes", "host_free_bytes"]
+__all__ = ["CHECKED_FROM_BYTES", "check_allocation", "free_bytes", "host_free_bytes"]
 
 #: NumPy and CuPy refuse arrays of more bytes than an ``intp`` holds.
 _LARGEST = 2**63 - 1
+#: Smaller requests are not checked: reading the free memory (tens of microseconds) would cost more
+#: than allocating them, and they fail only where almost nothing is left.
+CHECKED_FROM_BYTES = 64 * 2**20
 
 
 def host_free_bytes() -> int | None:
-    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or None where there is no such file."""
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or what the process's cgroup (v2) allows
+    beyond what it uses where that is less (a container's limit); None where neither is known."""
+    free = None
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    free = int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return None
+    allowed = _cgroup_headroom()
+    if allowed is not None and (free is None or allowed < free):
+        return allowed
+    return free
+
+
+def _cgroup_headroom() -> int | None:
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as limit:
+            text = limit.read().strip()
+        if text == "max":
+            return None
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as current:
+            return max(int(text) - int(current.read().strip()), 0)
+    except (OSError, ValueError):
+        return None
 
 
 def free_bytes(xp: Any) -> int | None:
@@ -45,6 +65,8 @@ def check_allocation(nbytes: int, xp: Any, what: str) -> None:
     ...
     stridelab.errors.LayoutError: 2**68 FLOAT32 elements needs 1180591620717411303424 bytes, more than any array...
     """
+    if nbytes < CHECKED_FROM_BYTES:
+        return
     if nbytes > _LARGEST:
         raise LayoutError(f"{what} needs {nbytes} bytes, more than any array holds (2**63 - 1 bytes)")
     free = free_bytes(xp)

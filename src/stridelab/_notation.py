@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ._validate import wrong_type
 from .errors import LayoutError
 
 __all__ = ["coalesce", "format_layout", "parse_cute", "parse_notation"]
@@ -73,7 +74,7 @@ def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tupl
     the flat, parenthesised form of stridelab's one-line notation.
     """
     if not isinstance(text, str):
-        raise TypeError(f"a layout must be given as text, not {type(text).__name__}")
+        raise wrong_type("text", "a layout given as text, e.g. '(2,3):(3,1)'", text)
     shape_text, colon, stride_text = text.partition(":")
     if not colon:
         raise LayoutError(

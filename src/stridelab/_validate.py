@@ -20,7 +20,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def shown(value: Any) -> str:
-    """``repr(value)`` for a message, cut after 60 characters."""
+    """``repr(value)`` for a message, cut after 60 characters; an array by its shape and dtype."""
+    if hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type):
+        return f"of shape {tuple(value.shape)} and dtype {value.dtype}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -53,13 +55,17 @@ def int_tuple(field: str, values: Any) -> tuple[int, ...]:
             f"{shown(values)}"
         )
     result = []
-    for i, v in enumerate(values):
+    try:
+        items = list(values)
+    except TypeError:  # e.g. a 0-d array: iterable by type, not in fact
+        raise wrong_type(field, "an ordered sequence of integers (a tuple or list)", values) from None
+    for i, v in enumerate(items):
         if isinstance(v, bool):
             raise TypeError(f"{field}[{i}] must be an integer, not bool")
         try:
             result.append(operator.index(v))
         except TypeError:
-            raise TypeError(f"{field}[{i}] must be an integer, not {type(v).__name__} ({v!r})") from None
+            raise TypeError(f"{field}[{i}] must be an integer, not {type(v).__name__} ({shown(v)})") from None
     return tuple(result)
 
 
@@ -70,7 +76,7 @@ def int_value(field: str, value: Any) -> int:
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(f"{field} must be an integer, not {type(value).__name__} ({value!r})") from None
+        raise TypeError(f"{field} must be an integer, not {type(value).__name__} ({shown(value)})") from None
 
 
 def at_least(field: str, value: Any, minimum: int) -> int:

@@ -40,6 +40,8 @@ __all__ = [
 
 MAX_DIMENSIONS = 8
 _CANONICAL_LETTERS = "NCDHW"
+_UINT_STRIDES = "DirectML strides are 32-bit UINTs"
+
 #: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
 DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
@@ -47,7 +49,7 @@ DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
     """One bool (or numpy bool) per dimension; TypeError for strings, numbers and the like."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{field} must be a sequence of bools, one per dimension, not {type(values).__name__}")
+        raise wrong_type(field, "a sequence of bools, one per dimension", values)
     flags = []
     for i, v in enumerate(values):
         if not isinstance(v, (bool, np.bool_)):
@@ -92,12 +94,14 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _packed_within_uint(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """Packed strides, refused where one a dimension steps along (of size > 1) passes 32 bits."""
     strides = packed_strides(sizes)
-    if strides[0] > UINT_MAX:
-        raise LayoutError(
-            f"sizes {list(sizes)} have the packed strides {list(strides)}: strides[0] = {strides[0]} exceeds "
-            f"{UINT_MAX}: DirectML strides are 32-bit UINTs"
-        )
+    for i, (n, s) in enumerate(zip(sizes, strides)):
+        if n > 1 and s > UINT_MAX:
+            raise LayoutError(
+                f"sizes {list(sizes)} have the packed strides {list(strides)}: strides[{i}] = {s} exceeds "
+                f"{UINT_MAX}: DirectML strides are 32-bit UINTs"
+            )
     return strides
 
 
@@ -220,7 +224,7 @@ def layout_strides(
     flags = (False,) * rank if broadcast is None else _bool_tuple("broadcast", broadcast, rank)
     pad = [0] * rank
     if padding is not None and not isinstance(padding, Mapping):
-        raise TypeError(f"padding must be a mapping of dimension to element count, not {type(padding).__name__}")
+        raise wrong_type("padding", "a mapping of dimension to element count", padding)
     for key, extra in (padding or {}).items():
         index = _dimension_index(key, layout, rank, "padding")
         extra = int_value(f"padding[{key!r}]", extra)
@@ -237,6 +241,11 @@ def layout_strides(
     for index in reversed(order):
         strides[index] = 0 if flags[index] else step
         step *= (1 if flags[index] else sizes[index]) + pad[index]
+    for i, (n, s) in enumerate(zip(sizes, strides)):
+        if n > 1 and s > UINT_MAX:
+            raise LayoutError(
+                f"the {layout!r} strides {strides}: strides[{i}] = {s} exceeds {UINT_MAX}: {_UINT_STRIDES}"
+            )
     return tuple(strides)
 
 

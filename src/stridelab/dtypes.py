@@ -16,7 +16,7 @@ from typing import Union
 
 import numpy as np
 
-from ._validate import wrong_type
+from ._validate import shown, wrong_type
 from .errors import LayoutError
 
 __all__ = ["DATA_TYPES", "DataType", "DataTypeLike", "data_type"]
@@ -85,7 +85,9 @@ def data_type(value: DataTypeLike) -> DataType:
             name = name[len(_PREFIX) :]
         if name in _TABLE:
             return _TABLE[name]
-        raise LayoutError(f"data_type {value!r} is not a DirectML data type; expected one of {', '.join(DATA_TYPES)}")
+        raise LayoutError(
+            f"data_type {shown(value)} is not a DirectML data type; expected one of {', '.join(DATA_TYPES)}"
+        )
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         dtype = np.dtype(value)
         if dtype in _BY_NUMPY and dtype.isnative:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._analysis import overlap
-from .._memory import check_allocation
+from .._memory import CHECKED_FROM_BYTES, check_allocation
 from .._validate import int_tuple, wrong_type
 from ..backend import array_module, is_cupy_array, location
 from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
@@ -172,9 +172,7 @@ def check_output(
     whether the operator may run with ``out`` addressing exactly x's elements.
     """
     if not isinstance(out, StridedTensor):
-        raise TypeError(
-            f"out must be a StridedTensor (wrap an array with StridedTensor.from_array), not {type(out).__name__}"
-        )
+        raise wrong_type("out", "a StridedTensor (wrap an array with StridedTensor.from_array)", out)
     if is_cupy_array(out.buffer) != is_cupy_array(x.buffer):
         raise TypeError(
             f"x lives in {location(x.buffer)} but out lives in {location(out.buffer)}; stridelab never moves "
@@ -286,10 +284,6 @@ class Prepared(NamedTuple):
     use_device: Callable[[int], Any] | None
     run: Callable[[Any, int, Any, int], None] | None
 
-
-#: Results of at least this many bytes are checked against the free memory at every call (the
-#: check costs microseconds, nothing beside writing this much); smaller ones when first prepared.
-CHECKED_RESULT_BYTES = 64 * 2**20
 
 #: Call signatures kept prepared; the cache starts over when it is full.
 CACHE_SIZE = 4096
@@ -422,7 +416,7 @@ def _allocator(xp: ModuleType, desc: TensorDesc, array_result: bool) -> Callable
         return StridedTensor._trusted(desc, buffer), buffer
 
     allocate = allocate_array if array_result else allocate_tensor
-    if desc.buffer_size < CHECKED_RESULT_BYTES:
+    if desc.buffer_size < CHECKED_FROM_BYTES:  # a large result is checked at every call
         return allocate
     nbytes, what = desc.buffer_size, f"the result ({desc})"
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .._validate import shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ._common import Prepared, backend_for, call, check_data_type, check_output, prepare, read_input
@@ -93,7 +94,7 @@ def _prepare(x: Any, out: Any, operator: ScanOperator, axis: Any, direction: Any
     axis = _axis(axis, len(src.sizes))
     decreasing = _direction(direction)
     if not isinstance(exclusive, (bool, np.bool_)):
-        raise TypeError(f"exclusive must be a bool, not {type(exclusive).__name__} ({exclusive!r})")
+        raise TypeError(f"exclusive must be a bool, not {type(exclusive).__name__} ({shown(exclusive)})")
     sizes = src.sizes
     if out is None:
         in_place, out_desc = False, TensorDesc(src.dtype, sizes)
@@ -125,7 +126,7 @@ def _axis(axis: Any, rank: int) -> int:
     try:
         index = _operator.index(axis)
     except TypeError:
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__} ({axis!r})") from None
+        raise TypeError(f"axis must be an integer, not {type(axis).__name__} ({shown(axis)})") from None
     if not -rank <= index < rank:
         raise LayoutError(
             f"axis = {index} is out of range for x with {rank} dimensions; expected {-rank} <= axis < {rank}"
@@ -136,11 +137,11 @@ def _axis(axis: Any, rank: int) -> int:
 def _direction(direction: Any) -> bool:
     """True for a decreasing direction."""
     if not isinstance(direction, str):
-        raise TypeError(f"direction must be a string, not {type(direction).__name__} ({direction!r})")
+        raise TypeError(f"direction must be a string, not {type(direction).__name__} ({shown(direction)})")
     try:
         return _DIRECTIONS[direction.strip().upper()]
     except KeyError:
         raise LayoutError(
-            f"direction = {direction!r} is not an axis direction; expected 'increasing' or 'decreasing' "
+            f"direction = {shown(direction)} is not an axis direction; expected 'increasing' or 'decreasing' "
             "(or DML_AXIS_DIRECTION_INCREASING / DML_AXIS_DIRECTION_DECREASING, any case)"
         ) from None

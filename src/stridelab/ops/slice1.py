@@ -38,6 +38,7 @@ from ._types import Input, Scalar
 __all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
 
 OPERATOR = "SLICE1"
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 #: The data types of the operator's DirectML tensor support table (feature level 3.0 and above).
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
@@ -189,6 +190,10 @@ def _check_window(
     for i, (n, o, w, s) in enumerate(zip(input_sizes, offsets, sizes, strides)):
         if s == 0:
             raise LayoutError(f"window_strides[{i}] = 0: window strides may not be 0")
+        if not INT_MIN <= s <= INT_MAX:
+            raise LayoutError(
+                f"window_strides[{i}] = {s}: DirectML window strides are 32-bit INTs ({INT_MIN} to {INT_MAX})"
+            )
         if w < 1:
             raise LayoutError(f"window_sizes[{i}] = {w}: the window may not be empty (window sizes are at least 1)")
         if o < 0:

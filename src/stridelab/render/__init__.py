@@ -8,16 +8,20 @@ never needs it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .svg import render_svg
 
 __all__ = ["draw_memory_map", "render_svg"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "draw_memory_map":
-        from .mpl import draw_memory_map
+if TYPE_CHECKING:
+    from .mpl import draw_memory_map as draw_memory_map
+else:  # matplotlib is imported on first use
 
-        return draw_memory_map
-    raise AttributeError(f"module 'stridelab.render' has no attribute {name!r}")
+    def __getattr__(name: str) -> Any:
+        if name == "draw_memory_map":
+            from .mpl import draw_memory_map
+
+            return draw_memory_map
+        raise AttributeError(f"module 'stridelab.render' has no attribute {name!r}")
