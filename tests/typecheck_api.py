@@ -32,6 +32,14 @@ if TYPE_CHECKING:  # checked by mypy; pytest's --doctest-modules imports this fi
     assert_type(sl.slice1(x32, (0, 0, 0, 0), (1, 2, 3, 4), (1, 1, 1, 1), out=tensor), sl.StridedTensor)
     assert_type(sl.element_wise_identity(x32, tensor), sl.StridedTensor)
 
+    # NumPy integers and bools wherever an int or a bool is taken (they are accepted at run time)
+    three = np.int64(3)
+    assert_type(sl.cumulative_summation(x32, three, exclusive=np.True_), npt.NDArray[np.float32])
+    assert_type(sl.slice1(x32, (three, 0, 0, 0), (1, 2, 3, 4), (1, 1, 1, 1)), npt.NDArray[np.float32])
+    assert_type(sl.TensorDesc("FLOAT32", (three, 2)), sl.TensorDesc)
+    assert_type(sl.calculate_strides("NCHW", (three, 2, 3, 4), broadcast=(np.False_,) * 4), tuple[int, int, int, int])
+    assert_type(sl.overlap(desc, desc, a_offset=three), "tuple[tuple[int, ...], tuple[int, ...]] | None")
+
     # descriptions and layouts
     assert_type(desc.sizes, tuple[int, ...])
     assert_type(desc.buffer_size, int)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex
 
 import numpy as np
 
@@ -176,7 +176,9 @@ def analyze(sizes: Sequence[int], strides: Sequence[int]) -> LayoutFacts:
     return LayoutFacts(count if injective else None, injective)
 
 
-def overlap(a: Any, b: Any, *, a_offset: int = 0, b_offset: int = 0) -> tuple[Coords, Coords] | None:
+def overlap(
+    a: Any, b: Any, *, a_offset: SupportsIndex = 0, b_offset: SupportsIndex = 0
+) -> tuple[Coords, Coords] | None:
     """Whether two descriptions over one buffer share an element: None, or one pair of coordinates
     (of ``a``, of ``b``) that land on the same element.
 

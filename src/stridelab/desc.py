@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -123,7 +123,9 @@ def _round_up_4(nbytes: int) -> int:
     return (nbytes + 3) & ~3
 
 
-def calc_buffer_tensor_size(data_type: DataTypeLike, sizes: Sequence[int], strides: Sequence[int] | None = None) -> int:
+def calc_buffer_tensor_size(
+    data_type: DataTypeLike, sizes: Sequence[SupportsIndex], strides: Sequence[SupportsIndex] | None = None
+) -> int:
     """``DMLCalcBufferTensorSize``: the fewest bytes a buffer for this description may have.
 
     One past the offset of the last element, times the element size, rounded up to a multiple of
@@ -146,7 +148,7 @@ def calc_buffer_tensor_size(data_type: DataTypeLike, sizes: Sequence[int], strid
 
 
 def calculate_strides(
-    layout: str, sizes: Sequence[int], broadcast: Sequence[bool] | None = None
+    layout: str, sizes: Sequence[SupportsIndex], broadcast: Sequence[bool | np.bool_] | None = None
 ) -> tuple[int, int, int, int]:
     """``CalculateStrides`` as listed: 4-D strides for an "NCHW" or "NHWC" layout.
 
@@ -166,7 +168,7 @@ def calculate_strides(
     return layout_strides(layout.upper(), sizes, broadcast)  # type: ignore[return-value]
 
 
-def _memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
+def _memory_order(layout: str | Sequence[SupportsIndex], rank: int) -> tuple[int, ...]:
     """Dimension indices (into canonical-order sizes) from the outermost to the innermost in memory."""
     if isinstance(layout, str):
         letters = layout.upper()
@@ -185,7 +187,7 @@ def _memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
     return order
 
 
-def _dimension_index(key: str | int, layout: str | Sequence[int], rank: int, field: str) -> int:
+def _dimension_index(key: str | int, layout: str | Sequence[SupportsIndex], rank: int, field: str) -> int:
     """The canonical index of a dimension named by letter (for letter layouts) or by index."""
     if isinstance(key, str):
         letter = key.upper()
@@ -199,9 +201,9 @@ def _dimension_index(key: str | int, layout: str | Sequence[int], rank: int, fie
 
 
 def layout_strides(
-    layout: str | Sequence[int],
-    sizes: Sequence[int],
-    broadcast: Sequence[bool] | None = None,
+    layout: str | Sequence[SupportsIndex],
+    sizes: Sequence[SupportsIndex],
+    broadcast: Sequence[bool | np.bool_] | None = None,
     padding: Mapping[str | int, int] | None = None,
 ) -> tuple[int, ...]:
     """Element strides for ``sizes`` stored in the memory order ``layout``.
@@ -285,8 +287,8 @@ class TensorDesc:
     def __init__(
         self,
         data_type: DataTypeLike,
-        sizes: Sequence[int],
-        strides: Sequence[int] | None = None,
+        sizes: Sequence[SupportsIndex],
+        strides: Sequence[SupportsIndex] | None = None,
         total_tensor_size_in_bytes: int | None = None,
     ) -> None:
         dtype = _resolve_data_type(data_type)
@@ -382,7 +384,7 @@ class TensorDesc:
         """Physical element slots in the buffer: ``buffer_size // element_size``."""
         return self.buffer_size // self.element_size
 
-    def offset_of(self, coords: Sequence[int]) -> int:
+    def offset_of(self, coords: Sequence[SupportsIndex]) -> int:
         """Buffer element offset of the element at logical ``coords``: ``dot(coords, strides)``."""
         coords = int_tuple("coords", coords)
         if len(coords) != len(self._sizes):

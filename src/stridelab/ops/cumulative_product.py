@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -24,19 +24,29 @@ PRODUCT = ScanOperator("CUMULATIVE_PRODUCT", np.multiply, "Product", SUPPORTED_D
 
 @overload
 def cumulative_product(
-    x: StridedTensor, axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+    x: StridedTensor, axis: SupportsIndex, *, direction: str = ..., exclusive: bool | np.bool_ = ..., out: None = ...
 ) -> StridedTensor: ...
 @overload
 def cumulative_product(
-    x: npt.NDArray[Scalar], axis: int, *, direction: str = ..., exclusive: bool = ..., out: None = ...
+    x: npt.NDArray[Scalar],
+    axis: SupportsIndex,
+    *,
+    direction: str = ...,
+    exclusive: bool | np.bool_ = ...,
+    out: None = ...,
 ) -> npt.NDArray[Scalar]: ...
 @overload
 def cumulative_product(
-    x: Input, axis: int, *, direction: str = ..., exclusive: bool = ..., out: StridedTensor
+    x: Input, axis: SupportsIndex, *, direction: str = ..., exclusive: bool | np.bool_ = ..., out: StridedTensor
 ) -> StridedTensor: ...
 @documented("multiply", "multiplies", "HasExclusiveProduct", "1")
 def cumulative_product(
-    x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False, out: StridedTensor | None = None
+    x: Any,
+    axis: SupportsIndex,
+    *,
+    direction: str = "increasing",
+    exclusive: bool | np.bool_ = False,
+    out: StridedTensor | None = None,
 ) -> Any:
     """Running product of ``x`` along ``axis``, as DirectML's CUMULATIVE_PRODUCT computes it.
 

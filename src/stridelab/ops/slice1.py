@@ -14,7 +14,7 @@ strides)`` and whose strides are ``window_strides[i] * input strides[i]``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, overload
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -47,40 +47,40 @@ SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "INT32", "INT16", "INT8", "UINT32"
 @overload
 def slice1(
     x: StridedTensor,
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    window_offsets: Sequence[SupportsIndex],
+    window_sizes: Sequence[SupportsIndex],
+    window_strides: Sequence[SupportsIndex],
     *,
-    output_sizes: Sequence[int] | None = ...,
+    output_sizes: Sequence[SupportsIndex] | None = ...,
     out: None = ...,
 ) -> StridedTensor: ...
 @overload
 def slice1(
     x: npt.NDArray[Scalar],
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    window_offsets: Sequence[SupportsIndex],
+    window_sizes: Sequence[SupportsIndex],
+    window_strides: Sequence[SupportsIndex],
     *,
-    output_sizes: Sequence[int] | None = ...,
+    output_sizes: Sequence[SupportsIndex] | None = ...,
     out: None = ...,
 ) -> npt.NDArray[Scalar]: ...
 @overload
 def slice1(
     x: Input,
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    window_offsets: Sequence[SupportsIndex],
+    window_sizes: Sequence[SupportsIndex],
+    window_strides: Sequence[SupportsIndex],
     *,
-    output_sizes: Sequence[int] | None = ...,
+    output_sizes: Sequence[SupportsIndex] | None = ...,
     out: StridedTensor,
 ) -> StridedTensor: ...
 def slice1(
     x: Any,
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    window_offsets: Sequence[SupportsIndex],
+    window_sizes: Sequence[SupportsIndex],
+    window_strides: Sequence[SupportsIndex],
     *,
-    output_sizes: Sequence[int] | None = None,
+    output_sizes: Sequence[SupportsIndex] | None = None,
     out: StridedTensor | None = None,
 ) -> Any:
     """Copy the window of ``x`` that DirectML's SLICE1 describes.
@@ -144,9 +144,9 @@ def _frozen(values: Any) -> Any:
 def _prepare(
     x: Any,
     out: Any,
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    window_offsets: Sequence[SupportsIndex],
+    window_sizes: Sequence[SupportsIndex],
+    window_strides: Sequence[SupportsIndex],
     output_sizes: Sequence[int] | None,
 ) -> Prepared:
     src = read_input(x)
