@@ -40,8 +40,6 @@ __all__ = [
 
 MAX_DIMENSIONS = 8
 _CANONICAL_LETTERS = "NCDHW"
-_UINT_STRIDES = "DirectML strides are 32-bit UINTs"
-
 #: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
 DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
@@ -93,16 +91,16 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
     return strides
 
 
-def _packed_within_uint(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """Packed strides, refused where one a dimension steps along (of size > 1) passes 32 bits."""
-    strides = packed_strides(sizes)
+def _within_uint(strides: Sequence[int], sizes: Sequence[int], layout: Any = None) -> tuple[int, ...]:
+    """Strides stridelab worked out (packed, or ``layout``'s), refused where one that a dimension
+    steps along (of size > 1) passes 32 bits; a size-1 dimension's stride never matters."""
     for i, (n, s) in enumerate(zip(sizes, strides)):
         if n > 1 and s > UINT_MAX:
+            what = f"sizes {list(sizes)} have the packed strides" if layout is None else f"the {layout!r} strides"
             raise LayoutError(
-                f"sizes {list(sizes)} have the packed strides {list(strides)}: strides[{i}] = {s} exceeds "
-                f"{UINT_MAX}: DirectML strides are 32-bit UINTs"
+                f"{what} {list(strides)}: strides[{i}] = {s} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs"
             )
-    return strides
+    return tuple(strides)
 
 
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -243,12 +241,7 @@ def layout_strides(
     for index in reversed(order):
         strides[index] = 0 if flags[index] else step
         step *= (1 if flags[index] else sizes[index]) + pad[index]
-    for i, (n, s) in enumerate(zip(sizes, strides)):
-        if n > 1 and s > UINT_MAX:
-            raise LayoutError(
-                f"the {layout!r} strides {strides}: strides[{i}] = {s} exceeds {UINT_MAX}: {_UINT_STRIDES}"
-            )
-    return tuple(strides)
+    return _within_uint(strides, sizes, layout)
 
 
 class TensorDesc:
@@ -293,7 +286,10 @@ class TensorDesc:
     ) -> None:
         dtype = _resolve_data_type(data_type)
         sizes = _check_sizes(sizes)
-        strides = _packed_within_uint(sizes) if strides is None else _check_strides(strides, sizes)
+        if strides is None:
+            strides = _within_uint(packed_strides(sizes), sizes)
+        else:
+            strides = _check_strides(strides, sizes)
         last = _last_index(sizes, strides)
         required = _round_up_4((last + 1) * dtype.element_size)
         if total_tensor_size_in_bytes is not None:
