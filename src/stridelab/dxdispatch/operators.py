@@ -101,8 +101,9 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
     else:
         fields.done()
         desc_fields = Fields(desc, f"{where}: desc", kind_name)
-    tensors = {point: read_json_desc(desc_fields.required(point), f"{where}: desc.{point}") for point in BIND_POINTS}
-    alignments = {point: json_desc_alignment(desc_fields.required(point)) for point in BIND_POINTS}
+    given = {point: desc_fields.required(point) for point in BIND_POINTS}
+    tensors = {point: read_json_desc(obj, f"{where}: desc.{point}") for point, obj in given.items()}
+    alignments = {point: json_desc_alignment(obj) for point, obj in given.items()}
     parameters, apply = OPERATORS[operator](desc_fields, tensors)
     desc_fields.done()
     return Dispatchable(name, operator, tensors, parameters, apply, alignments)
