@@ -7,8 +7,10 @@ Playwright.
   of its real size, untrusted (JupyterLab shows the PNG) and trusted (the SVG).
 
 Screenshots and the measured redraw time (from the key press to the new drawing, kernel round
-trip included) go to test-artifacts/. Skips where Playwright or the system Chromium is missing;
-always stops the kernels and server.
+trip included) go to test-artifacts/. Skips, with the reason, where Playwright or Chromium is
+missing (``STRIDELAB_CHROMIUM`` names the browser to use; otherwise ``/usr/bin/chromium``,
+``chromium`` or ``chromium-browser`` on the PATH, or Playwright's own download); always stops the
+kernels and server.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -33,7 +36,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 NOTEBOOK = "tests/browser/memory_map.ipynb"
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -43,6 +45,26 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+def find_chromium(playwright_executable: str | None) -> tuple[Path | None, str]:
+    """The Chromium to drive, or None, and where it was looked for (the skip reason names it).
+
+    ``STRIDELAB_CHROMIUM`` wins (a path that is not an executable file is not replaced by another);
+    then Debian's ``/usr/bin/chromium``, ``chromium`` or ``chromium-browser`` on the PATH, then
+    Playwright's own download (``playwright_executable``).
+    """
+    chosen = os.environ.get("STRIDELAB_CHROMIUM")
+    if chosen:
+        path = Path(chosen)
+        found = path.is_file() and os.access(path, os.X_OK)
+        return (path if found else None), f"STRIDELAB_CHROMIUM={chosen}"
+    candidates = ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    candidates.append(playwright_executable)
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return Path(candidate), candidate
+    return None, "/usr/bin/chromium, chromium or chromium-browser on the PATH, or Playwright's own install"
 
 
 def _free_port() -> int:
@@ -66,9 +88,6 @@ def _settings(settings_dir: Path) -> None:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """A JupyterLab server with isolated configuration, serving the repository; its URL and token."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
     home = tmp_path_factory.mktemp("jupyter")
     env = dict(os.environ)
@@ -126,10 +145,18 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    """Headless Chromium, or a skip naming where it was looked for (before any server starts:
+    every test asks for ``browser`` before ``lab``)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as p:
+        try:
+            own = p.chromium.executable_path
+        except Exception:  # Playwright knows no browser of its own for this platform
+            own = None
+        executable, looked = find_chromium(own)
+        if executable is None:
+            pytest.skip(f"no Chromium found ({looked}); Debian: apt-get install chromium")
+        chromium = p.chromium.launch(executable_path=str(executable), headless=True, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
