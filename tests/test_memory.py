@@ -3,6 +3,9 @@ bytes asked for and the bytes free; sizes and strides past DirectML's 32-bit UIN
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -20,6 +23,22 @@ def little_free_memory(monkeypatch):
 def test_host_free_bytes_reads_memavailable():
     free = _memory.host_free_bytes()
     assert free is None or free > 0
+
+
+def test_host_free_bytes_counts_ulimit_v():
+    """Under RLIMIT_AS (``ulimit -v``), what may still be allocated is the limit less the address
+    space in use, however much memory the machine has free."""
+    pytest.importorskip("resource", reason="RLIMIT_AS is POSIX")
+    limit = 2**31
+    script = (
+        f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}));"
+        "from stridelab import _memory;"
+        "size = [int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmSize:')][0];"
+        f"print(_memory.host_free_bytes(), {limit} - size)"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    free, expected = map(int, run.stdout.split())
+    assert 0 < free <= limit and abs(free - expected) < 2**20  # VmSize moves a little between the two reads
 
 
 def test_an_empty_tensor_larger_than_the_free_memory_is_refused(little_free_memory):

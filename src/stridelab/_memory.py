@@ -20,32 +20,65 @@ CHECKED_FROM_BYTES = 64 * 2**20
 
 
 def host_free_bytes() -> int | None:
-    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or what the process's cgroup (v2) allows
-    beyond what it uses where that is less (a container's limit); None where neither is known."""
-    free = None
+    """Bytes this process may still allocate on the host: the least of ``MemAvailable`` of
+    ``/proc/meminfo``, what its cgroup (v2, or v1) allows beyond what it uses (a container's
+    limit), and what ``RLIMIT_AS`` (``ulimit -v``) allows beyond its address space now; None
+    where none of them is known."""
+    known = [free for free in (_mem_available(), _cgroup_headroom(), _address_space_headroom()) if free is not None]
+    return min(known) if known else None
+
+
+def _mem_available() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
-                    free = int(line.split()[1]) * 1024
+                    return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    allowed = _cgroup_headroom()
-    if allowed is not None and (free is None or allowed < free):
-        return allowed
-    return free
+    return None
+
+
+#: cgroup v1 writes "no limit" as a page counter's largest value, about 2**63.
+_NO_V1_LIMIT = 2**62
 
 
 def _cgroup_headroom() -> int | None:
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        try:
+            with open(limit_file, encoding="ascii") as limit:
+                text = limit.read().strip()
+            if text == "max" or (text.isdigit() and int(text) >= _NO_V1_LIMIT):
+                return None
+            with open(usage_file, encoding="ascii") as usage:
+                return max(int(text) - int(usage.read().strip()), 0)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _address_space_headroom() -> int | None:
+    """``RLIMIT_AS`` minus the process's ``VmSize``: an allocation past it fails however much
+    memory is free."""
     try:
-        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as limit:
-            text = limit.read().strip()
-        if text == "max":
-            return None
-        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as current:
-            return max(int(text) - int(current.read().strip()), 0)
-    except (OSError, ValueError):
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
         return None
+    if limit == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return max(limit - int(line.split()[1]) * 1024, 0)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def free_bytes(xp: Any) -> int | None:
