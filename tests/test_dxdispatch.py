@@ -77,11 +77,13 @@ def test_upstream_models_of_other_operators_fail_cleanly_and_write_nothing(
 def test_the_npy_and_raw_inputs_of_upstreams_add_model_are_read(tmp_path):
     """The ADD model itself is refused, but its resources load: the .npy (dtype from its header)
     and the raw .dat (FLOAT32 from the field) hold 1..6."""
+    from stridelab.dxdispatch.files import Folders
     from stridelab.dxdispatch.resources import read_resource
 
-    model = json.loads((UPSTREAM / "dml_element_wise_add_npy.json").read_text())
+    path = UPSTREAM / "dml_element_wise_add_npy.json"
+    model = json.loads(path.read_text())
     for name in ("A", "B"):
-        resource = read_resource(name, model["resources"][name], UPSTREAM)
+        resource = read_resource(name, model["resources"][name], Folders(path, None, allow_any_path=False))
         assert resource.data_type.name == "FLOAT32" and resource.size_in_bytes == 24
         assert resource.initial.tolist() == [1, 2, 3, 4, 5, 6]
 
@@ -146,7 +148,7 @@ def test_examples_print_what_numpy_computes(capsys, tmp_path, monkeypatch, name)
 def test_the_packed_example_writes_its_npy_file_with_the_dimensions(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     status, out, _ = dispatch(capsys, EXAMPLES / "padded-to-packed.json")
-    target = tmp_path / "packed.npy"
+    target = tmp_path / "padded-to-packed-output" / "packed.npy"  # the model's output folder
     assert status == 0 and out[-1] == f"Resource 'Packed' written to '{target}'"
     written = np.load(target)
     assert written.dtype == np.float16 and written.tolist() == [[1.5, 2.5, 3.5], [4.5, 5.5, 6.5]]
@@ -278,10 +280,10 @@ def test_default_size_rounds_up_to_4_bytes_and_an_explicit_one_is_kept(tmp_path)
 
 
 def test_print_formats_like_cpp_streams_and_int8_as_numbers():
-    assert print_lines("Out", np.array([6, 10, -0.4323321], np.float32)) == ["Resource 'Out': 6, 10, -0.432332"]
-    assert print_lines("h", np.array([0.1, 65504, np.inf], np.float16)) == ["Resource 'h': 0.0999756, 65504, inf"]
-    assert print_lines("c", np.array([-128, 65], np.int8)) == ["Resource 'c': -128, 65"]
-    assert print_lines("v", np.array([1.5, -2], np.float32), verbose=True) == [
+    assert list(print_lines("Out", np.array([6, 10, -0.4323321], np.float32))) == ["Resource 'Out': 6, 10, -0.432332"]
+    assert list(print_lines("h", np.array([0.1, 65504, np.inf], np.float16))) == ["Resource 'h': 0.0999756, 65504, inf"]
+    assert list(print_lines("c", np.array([-128, 65], np.int8))) == ["Resource 'c': -128, 65"]
+    assert list(print_lines("v", np.array([1.5, -2], np.float32), verbose=True)) == [
         "Resource 'v':",
         "[0] 1.5 (0x3FC00000)",
         "[1] -2 (0xC0000000)",
@@ -421,9 +423,13 @@ CATALOGUE = [
     ("integer of 5000 digits", '{"resources": {"A": ' + "1" * 5000 + "}}", "a number in the JSON cannot be read"),
     ("empty array with a comma", '{"resources": {}, "dispatchables": {}, "commands": [,]}', "not valid JSON"),
     ("misspelt required field", lambda m: m.update(command=m.pop("commands")), "'command' is given: did you mean"),
-    ("lone surrogate name", '{"resources": {"\\ud800": {}}, "dispatchables": {}, "commands": []}', "not valid Unicode"),
+    (
+        "lone surrogate name",
+        '{"resources": {"\\ud800": {}}, "dispatchables": {}, "commands": []}',
+        "U\\+D800: names and paths must be printable",
+    ),
     ("NUL in targetPath", _set("commands.2.targetPath", "a\u0000b.npy"), "cannot hold a NUL character"),
-    ("targetPath a folder", _set("commands.2.targetPath", "."), "'.' is a folder"),
+    ("targetPath a folder", _set("commands.2.targetPath", "."), "names the output folder itself"),
     (
         "negative elementOffset",
         _set("commands.0.bindings.InputTensor", {"name": "A", "elementOffset": -1}),
@@ -533,7 +539,13 @@ def test_a_npy_header_claiming_more_values_than_the_file_holds_is_refused(capsys
     model = scan_model([1, 2, 3])
     model["resources"]["A"] = {"initialValues": {"sourcePath": "liar.npy"}}
     status, out, err = dispatch(capsys, write_model(tmp_path, model))
-    assert status == 2 and out == [] and len(err) == 1 and "cannot read" in err[0] and "liar.npy" in err[0]
+    assert (
+        status == 2
+        and out == []
+        and len(err) == 1
+        and "header describes 2000000000 values" in err[0]
+        and "liar.npy" in err[0]
+    )
 
 
 def test_a_file_that_cannot_be_written_is_reported_and_the_run_goes_on(capsys, tmp_path, monkeypatch):
@@ -541,11 +553,12 @@ def test_a_file_that_cannot_be_written_is_reported_and_the_run_goes_on(capsys, t
     model = scan_model([1, 2, 3])
     model["commands"][2]["targetPath"] = "blocked/out.npy"
     model["commands"].append({"type": "writeFile", "resource": "Out", "targetPath": "after.npy"})
-    (tmp_path / "blocked").write_text("a file where a folder is needed")
+    (tmp_path / "model-output").mkdir()
+    (tmp_path / "model-output" / "blocked").write_text("a file where a folder is needed")
     status, out, err = dispatch(capsys, write_model(tmp_path, model))
     assert status == 1
     assert len(err) == 1 and err[0].startswith("Failed to write resource to file 'blocked/out.npy': ")
-    assert out[-1] == f"Resource 'Out' written to '{tmp_path / 'after.npy'}'"
+    assert out[-1] == f"Resource 'Out' written to '{tmp_path / 'model-output' / 'after.npy'}'"
     with pytest.raises(OSError):
         load(tmp_path / "model.json").run()
 
@@ -586,7 +599,7 @@ def test_the_valid_base_of_the_catalogue_runs(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     status, out, _ = dispatch(capsys, write_model(tmp_path, scan_model([1, -2, 3.5])))
     assert status == 0 and resource_lines(out) == ["Resource 'Out': 1, -1, 2.5"]
-    assert np.load(tmp_path / "out.npy").tolist() == [1, -1, 2.5]  # 1-D, the whole 12-byte buffer
+    assert np.load(tmp_path / "model-output" / "out.npy").tolist() == [1, -1, 2.5]  # 1-D, the whole 12-byte buffer
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,8 @@ the repository's ``benchmarks/`` in a checkout.
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
 
@@ -42,7 +44,8 @@ def tutorial_files() -> list[Path]:
 def copy_tutorials(target: Path) -> tuple[list[Path], list[Path]]:
     """Copy each tutorial file into ``target`` unless a file of that name is there already.
 
-    A student's edited notebook is never overwritten. Returns the files copied and the files kept;
+    A student's edited notebook is never overwritten, and nothing is written through a link
+    planted in ``target`` (OSError naming it). Returns the files copied and the files kept;
     for ``target`` the tutorials' own folder (a source checkout's ``notebooks/``, whose notebooks
     find their data in ``benchmarks/``), neither.
     """
@@ -55,9 +58,13 @@ def copy_tutorials(target: Path) -> tuple[list[Path], list[Path]]:
     copied, kept = [], []
     for file in files:
         destination = target / file.name
+        if destination.is_symlink():
+            raise OSError(errno.ELOOP, f"{destination} is a symbolic link; the tutorials are not copied through links")
         if destination.exists():
             kept.append(destination)
-        else:
-            shutil.copyfile(file, destination)
-            copied.append(destination)
+            continue
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with open(file, "rb") as source, os.fdopen(os.open(destination, flags, 0o666), "wb") as copy:
+            shutil.copyfileobj(source, copy)
+        copied.append(destination)
     return copied, kept

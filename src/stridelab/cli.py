@@ -10,17 +10,19 @@ Subcommands:
   broadcast and overlap, and how to reach NCHW or NHWC.
 - ``stridelab show DESC|MODEL.json [--svg F] [--png F]``: the memory map as text, or as a picture;
   for a DxDispatch model, every tensor of every dispatchable, named.
-- ``stridelab dispatch MODEL.json [--backend numpy|cupy] [-i N]``: run a DxDispatch model and print
-  what DxDispatch prints.
+- ``stridelab dispatch MODEL.json [--backend numpy|cupy] [-i N] [--output-dir DIR] ...``: run a
+  DxDispatch model and print what DxDispatch prints; its files are read from the model's folder and
+  written under ``./<model>-output`` (``--list-io`` lists them and runs nothing).
 
-Errors are one line on stderr and exit status 2 (1 where a model fails while running, e.g. a file
-cannot be written); ``--debug`` shows the traceback instead.
+Errors are one line on stderr and exit status 2 (1 where a model fails while running: a file
+cannot be written, memory or disk runs out); ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +31,7 @@ from typing import NoReturn
 from . import __version__
 from ._optional import optional_imports
 from ._tutorials import START, copy_tutorials
+from .dxdispatch.files import MAX_MODEL_BYTES, MAX_WRITTEN_BYTES
 from .errors import LayoutError
 
 DEFAULT_TUTORIALS_DIR = Path("stridelab-tutorials")
@@ -39,6 +42,10 @@ INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 class CommandError(Exception):
     """A bad command line or environment: printed as one line, exit status 2."""
+
+
+class RunFailed(Exception):
+    """A failure while a model runs (memory, disk): printed as one line, exit status 1."""
 
 
 def jupyterlab_argv(directory: Path, options: Sequence[str], *, uid: int | None) -> list[str]:
@@ -61,12 +68,14 @@ def jupyterlab_argv(directory: Path, options: Sequence[str], *, uid: int | None)
 
 
 def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
+    directory: Path = args.directory
+    if directory.exists() and not directory.is_dir():
+        raise CommandError(f"cannot copy the tutorials into {directory}: it is a file, not a folder")
     try:
         with optional_imports("lab", "stridelab lab"):
             from jupyterlab.labapp import LabApp
     except ImportError as error:
         raise CommandError(str(error)) from error
-    directory: Path = args.directory
     try:
         copied, kept = copy_tutorials(directory)
     except OSError as error:
@@ -104,9 +113,9 @@ def _show(args: argparse.Namespace, options: list[str]) -> int:
 
     try:
         if _is_model(args.what):
-            from .dxdispatch import load
+            from .dxdispatch import read_tensors
 
-            tensors = load(args.what).tensors()
+            tensors = read_tensors(args.what, max_model_bytes=args.max_model_bytes)
         else:
             tensors = {"": TensorDesc.parse(args.what)}
         if args.svg is None and args.png is None:
@@ -130,30 +139,68 @@ def _show(args: argparse.Namespace, options: list[str]) -> int:
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Write a picture the user asked for: a regular file (a FIFO or a device is refused, never
+    waited on)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        path.write_bytes(data)
+        if path.exists() and not path.is_file():
+            raise CommandError(f"cannot write {str(path)!r}: it is not a regular file")
+        fd = os.open(path, flags, 0o666)
+        with os.fdopen(fd, "wb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise CommandError(f"cannot write {str(path)!r}: it is not a regular file")
+            os.set_blocking(fd, True)
+            file.write(data)
     except OSError as error:
         raise CommandError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
     print(f"wrote {path}")
 
 
 def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
-    from .dxdispatch import load
+    from .dxdispatch import list_files, load
     from .dxdispatch.model import device_name
 
+    where = {"input_dir": args.input_dir, "allow_any_path": args.allow_any_path}
     try:
-        model = load(args.model)
+        if args.list_io:
+            uses = list_files(args.model, output_dir=args.output_dir, max_model_bytes=args.max_model_bytes, **where)
+            for use in uses:
+                print(f"{use.action:<8} {use.where:<24} {use.detail}")
+            if not uses:
+                print("the model reads and writes no file")
+            return USAGE_ERROR if any(use.action == "refused" for use in uses) else 0
+        model = load(args.model, max_model_bytes=args.max_model_bytes, **where)
+        budget = {"output_dir": args.output_dir, "max_written_bytes": args.max_written_bytes}
+        model.check_run(args.backend, **budget)
         print(f"Running on '{device_name(args.backend)}'")
+        failures: list[str] = []
+
+        def report(line: str) -> None:  # as DxDispatch does: on stderr, and the run goes on
+            failures.append(line)
+            print(line, file=sys.stderr)
+
+        model.run(args.backend, args.iterations, log=print, on_error=report, **budget)
     except (LayoutError, TypeError, ImportError) as error:
         raise CommandError(str(error)) from error
-    failures: list[str] = []
-
-    def report(line: str) -> None:  # as DxDispatch does: on stderr, and the run goes on
-        failures.append(line)
-        print(line, file=sys.stderr)
-
-    model.run(args.backend, args.iterations, log=print, on_error=report)
+    except (MemoryError, OSError) as error:
+        raise RunFailed(_run_failure(error)) from error
     return RUN_FAILED if failures else 0
+
+
+def _run_failure(error: BaseException) -> str:
+    if isinstance(error, MemoryError):
+        return "the run ran out of memory (a process limit such as ulimit -v, or the machine's memory)"
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return f"the run stopped: {reason}"
+
+
+def _byte_count(text: str) -> int:
+    """A number of bytes: digits, optionally with a K, M or G suffix (powers of 1024)."""
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes such as 4096, 64M or 2G, not {text!r}")
+    return int(digits) * scale
 
 
 def _iterations(text: str) -> int:
@@ -171,6 +218,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _model_size_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-model-bytes",
+        type=_byte_count,
+        default=MAX_MODEL_BYTES,
+        metavar="N",
+        help=f"read a model file of at most N bytes (default {MAX_MODEL_BYTES // 2**20}M)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -229,13 +286,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     show.add_argument("--svg", type=Path, metavar="FILE", help="write the picture as SVG")
     show.add_argument("--png", type=Path, metavar="FILE", help="write the picture as PNG (needs matplotlib)")
+    _model_size_option(show)
     show.set_defaults(run=_show)
     dispatch = commands.add_parser(
         "dispatch",
         help="run a DxDispatch model",
         description=(
             "Run a DirectML DxDispatch model (resources, dispatchables, commands) with NumPy or on an NVIDIA GPU, "
-            "printing what DxDispatch prints. The whole model is checked first: a bad model runs no command."
+            "printing what DxDispatch prints. The whole model is checked first: a bad model runs no command. "
+            "A model is data from someone else: it reads files only from its own folder (and --input-dir), "
+            "writes data files only under the output folder, and is held to a memory and a disk budget; "
+            "--allow-any-path gives a model you trust DxDispatch's reach."
         ),
     )
     dispatch.add_argument("model", metavar="MODEL.json", type=Path, help="the model file")
@@ -252,6 +313,31 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run each dispatch N times and print the median time (default 1)",
     )
+    dispatch.add_argument(
+        "--input-dir", type=Path, metavar="DIR", help="one more folder the model's sourcePath files may come from"
+    )
+    dispatch.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="where writeFile writes (default: ./MODEL-output, created when a file is written)",
+    )
+    dispatch.add_argument(
+        "--allow-any-path",
+        action="store_true",
+        help="trust the model as DxDispatch does: absolute paths, '..', links, the current directory",
+    )
+    dispatch.add_argument(
+        "--list-io", action="store_true", help="list every file the model would read or write, and run nothing"
+    )
+    _model_size_option(dispatch)
+    dispatch.add_argument(
+        "--max-written-bytes",
+        type=_byte_count,
+        default=MAX_WRITTEN_BYTES,
+        metavar="N",
+        help=f"write at most N bytes in all (default {MAX_WRITTEN_BYTES // 2**20}M, and never over half the free disk)",
+    )
     dispatch.set_defaults(run=_dispatch)
     return parser
 
@@ -267,11 +353,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.run(args, unknown)
-    except CommandError as error:
+    except (CommandError, RunFailed) as error:
         if args.debug:
             raise
         print(f"stridelab {args.command}: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return USAGE_ERROR if isinstance(error, CommandError) else RUN_FAILED
     except KeyboardInterrupt:
         print(f"stridelab {args.command}: interrupted", file=sys.stderr)
         return INTERRUPTED

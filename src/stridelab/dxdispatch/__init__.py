@@ -32,7 +32,20 @@ the model and keys given twice.
 "Resource 'Out': 1, 3, 6"
 """
 
-from .model import BACKENDS, Model, load
+from .files import MAX_MODEL_BYTES, MAX_WRITTEN_BYTES, OUTPUT_SUFFIXES
+from .loading import FileUse, list_files, load, read_tensors
+from .model import BACKENDS, Model
 from .operators import OPERATORS
 
-__all__ = ["BACKENDS", "OPERATORS", "Model", "load"]
+__all__ = [
+    "BACKENDS",
+    "MAX_MODEL_BYTES",
+    "MAX_WRITTEN_BYTES",
+    "OPERATORS",
+    "OUTPUT_SUFFIXES",
+    "FileUse",
+    "Model",
+    "list_files",
+    "load",
+    "read_tensors",
+]

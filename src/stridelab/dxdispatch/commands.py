@@ -7,11 +7,11 @@ tensors to buffers and checking them is :mod:`stridelab.dxdispatch.model`'s work
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Union
 
 from .._json_fields import Fields, boolean, did_you_mean, short, uint
 from ..errors import LayoutError
+from .files import output_target
 from .operators import Dispatchable
 from .resources import Resource
 
@@ -19,6 +19,8 @@ __all__ = ["Binding", "Command", "Dispatch", "Print", "WriteFile", "read_command
 
 _COMMAND_TYPES = {"dispatch": "dispatch", "print": "print", "writefile": "writeFile"}
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+#: The most dimensions a .npy file written by NumPy 1 may have.
+_NPY_MAX_DIMENSIONS = 32
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,14 @@ Command = Union[Dispatch, Print, WriteFile]  # noqa: UP007 (a runtime alias)
 
 
 def read_command(
-    index: int, obj: Any, resources: dict[str, Resource], dispatchables: dict[str, Dispatchable]
+    index: int,
+    obj: Any,
+    resources: dict[str, Resource],
+    dispatchables: dict[str, Dispatchable],
+    allow_any_path: bool = False,
 ) -> Command:
-    """Command ``index`` of the model's ``commands`` array."""
+    """Command ``index`` of the model's ``commands`` array; a ``writeFile``'s ``targetPath`` is
+    held to :mod:`stridelab.dxdispatch.files`'s rules unless ``allow_any_path``."""
     where = f"command {index}"
     fields = Fields(obj, where, "a command")
     kind = fields.required("type")
@@ -102,7 +109,8 @@ def read_command(
     target = fields.required("targetPath")
     dimensions = fields.optional("dimensions")
     fields.done()
-    return WriteFile(index, resource, _target(fields, target), _dimensions(fields, dimensions, resources[resource]))
+    shape = _dimensions(fields, dimensions, resources[resource])
+    return WriteFile(index, resource, _target(fields, target, allow_any_path), shape)
 
 
 def _name(fields: Fields, field: str, known: dict[str, Any], what: str) -> str:
@@ -160,18 +168,15 @@ def _binding(where: str, source: Any, resources: dict[str, Resource]) -> Binding
     return Binding(resource, offset, offset * size)
 
 
-def _target(fields: Fields, target: Any) -> str:
+def _target(fields: Fields, target: Any, allow_any_path: bool) -> str:
+    where = fields.at("targetPath")
     if not isinstance(target, str) or not target:
-        raise LayoutError(f"{fields.at('targetPath')} = {short(target)}: expected a file name")
+        raise LayoutError(f"{where} = {short(target)}: expected a file name")
     if "\0" in target:
-        raise LayoutError(f"{fields.at('targetPath')} = {short(target)}: a file name cannot hold a NUL character")
-    if Path(target).is_dir():
-        raise LayoutError(f"{fields.at('targetPath')} = {target!r} is a folder; name a file in it")
-    if Path(target).suffix.lower() in _IMAGE_SUFFIXES:
-        raise LayoutError(
-            f"{fields.at('targetPath')} = {target!r}: stridelab writes .npy files and raw bytes, not images"
-        )
-    return target
+        raise LayoutError(f"{where} = {short(target)}: a file name cannot hold a NUL character")
+    if target.lower().endswith(_IMAGE_SUFFIXES):
+        raise LayoutError(f"{where} = {target!r}: stridelab writes .npy files and raw bytes, not images")
+    return output_target(where, target, allow_any_path)
 
 
 def _dimensions(fields: Fields, dimensions: Any, resource: Resource) -> tuple[int, ...] | None:
@@ -180,6 +185,10 @@ def _dimensions(fields: Fields, dimensions: Any, resource: Resource) -> tuple[in
     where = fields.at("dimensions")
     if not isinstance(dimensions, list) or not dimensions:
         raise LayoutError(f"{where} = {short(dimensions)}: expected a non-empty array of sizes")
+    if len(dimensions) > _NPY_MAX_DIMENSIONS:
+        raise LayoutError(
+            f"{where} has {len(dimensions)} sizes: a .npy array has at most {_NPY_MAX_DIMENSIONS} dimensions"
+        )
     shape = tuple(uint(f"{where}[{i}]", n, limit=None) for i, n in enumerate(dimensions))
     count = 1
     for n in shape:

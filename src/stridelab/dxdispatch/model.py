@@ -1,13 +1,16 @@
 """A loaded DxDispatch model: checked as a whole when it is loaded, then run command by command.
 
-:func:`load` reads the file, its resources, dispatchables and commands, then checks every dispatch
+:func:`~stridelab.dxdispatch.load` reads the file, its resources, dispatchables and commands, then checks every dispatch
 against the buffers it binds, the way DirectML's debug layer would (bound sizes, alignment) and the
 way stridelab's operators do (sizes, data types, parameters, aliasing), all before any command
-runs: a model that fails writes no file.
+runs: a model that fails writes no file. A model is data from a stranger: what it may read and
+write, and how files are opened, is :mod:`stridelab.dxdispatch.files`'s; a run is held to one
+budget of memory and of bytes written (:mod:`stridelab.dxdispatch.budget`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,42 +19,27 @@ from typing import Any
 import numpy as np
 
 from .._json_fields import Fields, did_you_mean, short
-from .._memory import check_allocation
 from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
 from ..tensor import StridedTensor
-from . import _jsonc
+from .budget import check_memory, check_written
 from .commands import Binding, Command, Dispatch, Print, WriteFile, read_command
-from .operators import Dispatchable, read_dispatchable
+from .files import (
+    MAX_WRITTEN_BYTES,
+    Folders,
+    check_text,
+    default_output_dir,
+    write_file,
+)
+from .operators import Dispatchable, named_tensors, read_dispatchable
 from .output import dispatch_line, print_lines, written_line
 from .resources import Resource, read_resource
 
-__all__ = ["BACKENDS", "Model", "device_name", "load"]
+__all__ = ["BACKENDS", "Model", "device_name"]
 
 #: The backends a model runs on: NumPy on the CPU, or CuPy on an NVIDIA GPU (opt-in).
 BACKENDS = ("numpy", "cupy")
-
-
-def load(path: str | Path) -> Model:
-    """Read and check the DxDispatch model at ``path`` (a ``.json`` file).
-
-    Raises :class:`~stridelab.LayoutError` naming the resource, dispatchable or command and the field
-    at fault, for any model DxDispatch would refuse or DirectML would fail on, and for the
-    operators stridelab does not run.
-    """
-    path = Path(path)
-    if path.suffix.lower() != ".json":
-        raise LayoutError(f"{str(path)!r}: expected a .json model (DxDispatch's .onnx models are not supported)")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LayoutError(f"cannot read the model {str(path)!r}: {error}") from None
-    try:
-        return Model._from_json(_jsonc.loads(text, str(path)), path)
-    except LayoutError as error:
-        message = str(error)
-        raise LayoutError(message if message.startswith(str(path)) else f"{path}: {message}") from None
 
 
 class Model:
@@ -67,14 +55,16 @@ class Model:
         resources: dict[str, Resource],
         dispatchables: dict[str, Dispatchable],
         commands: list[Command],
+        folders: Folders,
     ) -> None:
         self.path = path
         self.resources = resources
         self.dispatchables = dispatchables
         self.commands = commands
+        self.folders = folders
 
     @classmethod
-    def _from_json(cls, obj: Any, path: Path) -> Model:
+    def _from_json(cls, obj: Any, path: Path, folders: Folders) -> Model:
         root = Fields(obj, str(path), "a model")
         root.optional("$schema")
         parts: dict[str, Any] = {}
@@ -87,13 +77,15 @@ class Model:
         root.done()
         for field in ("resources", "dispatchables"):
             for name in parts[field]:
-                _check_name(f"{field[:-1]} {name!r}", name)
-        resources = {name: read_resource(name, value, path.parent) for name, value in parts["resources"].items()}
-        total = sum(resource.size_in_bytes for resource in resources.values())
-        check_allocation(total, np, f"the model's {len(resources)} resources together")
+                check_text(f"{field[:-1]} name", name)
+        resources = {name: read_resource(name, value, folders) for name, value in parts["resources"].items()}
         dispatchables = {name: read_dispatchable(name, value) for name, value in parts["dispatchables"].items()}
-        commands = [read_command(i, value, resources, dispatchables) for i, value in enumerate(parts["commands"])]
-        model = cls(path, resources, dispatchables, commands)
+        commands = [
+            read_command(i, value, resources, dispatchables, folders.allow_any_path)
+            for i, value in enumerate(parts["commands"])
+        ]
+        model = cls(path, resources, dispatchables, commands, folders)
+        check_memory(model, np)
         model._check_dispatches()
         return model
 
@@ -153,11 +145,7 @@ class Model:
     # -- what it describes ----------------------------------------------------------------------
     def tensors(self) -> dict[str, TensorDesc]:
         """Every tensor of every dispatchable, named ``"<dispatchable>.<bind point>"``."""
-        return {
-            f"{name}.{point}": desc
-            for name, dispatchable in self.dispatchables.items()
-            for point, desc in dispatchable.tensors.items()
-        }
+        return named_tensors(self.dispatchables)
 
     def __str__(self) -> str:
         width = max(map(len, [*self.resources, *self.dispatchables, "OutputTensor"]))
@@ -197,29 +185,33 @@ class Model:
         backend: str = "numpy",
         iterations: int = 1,
         *,
+        output_dir: str | os.PathLike[str] | None = None,
+        max_written_bytes: int = MAX_WRITTEN_BYTES,
         log: Callable[[str], Any] | None = None,
         on_error: Callable[[str], Any] | None = None,
     ) -> dict[str, Any]:
         """Run the commands in order on ``backend`` (``"numpy"``, or ``"cupy"`` for the GPU),
-        each dispatch ``iterations`` times, as DxDispatch does; ``writeFile`` writes its file
-        (paths relative to the current directory).
+        each dispatch ``iterations`` times, as DxDispatch does.
+
+        ``writeFile`` writes under ``output_dir`` (default ``./<model name>-output``, created when a
+        file is written; with ``allow_any_path``, the current directory, as DxDispatch); a file is
+        replaced, but nothing outside the folder is ever written. Before any command runs,
+        :meth:`check_run` refuses a run past the memory or disk budget.
 
         ``log`` receives each line DxDispatch prints: the ``Resource '...': ...`` lines, the
         ``Dispatch '...': ... ms median (CPU)`` timings and ``Resource '...' written to '...'``.
         A file that cannot be written raises OSError, or, where ``on_error`` is given, is reported
         to it in DxDispatch's words (``Failed to write resource to file '...': ...``) and the run
-        goes on, as DxDispatch's does.
+        goes on, as DxDispatch's does; no partial file is left either way.
 
         Returns ``{resource name: its initial elements now}``: a 1-D array of the resource's
         ``initialValuesDataType`` in the backend's array module.
         """
-        xp = _array_module(backend)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise LayoutError(f"iterations = {iterations!r}: expected an integer of at least 1")
+            raise LayoutError(f"iterations = {short(iterations)}: expected an integer of at least 1")
+        folder = self.check_run(backend, output_dir=output_dir, max_written_bytes=max_written_bytes)
+        xp = _array_module(backend)
         emit = log or (lambda line: None)
-        if xp is not np:
-            total = sum(resource.size_in_bytes for resource in self.resources.values())
-            check_allocation(total, xp, f"the {len(self.resources)} resources of the model")
         buffers = {name: xp.asarray(resource.initial_bytes()) for name, resource in self.resources.items()}
         if xp is not np:
             self._warm_up(buffers, xp)
@@ -233,12 +225,31 @@ class Model:
                     emit(line)
             else:
                 try:
-                    emit(written_line(command.resource, self._write(command, buffers)))
+                    emit(written_line(command.resource, self._write(command, buffers, folder)))
                 except OSError as error:
                     if on_error is None:
                         raise
-                    on_error(f"Failed to write resource to file '{command.target}': {error}")
-        return {name: self._values(name, buffers).copy() for name in self.resources}
+                    on_error(f"Failed to write resource to file '{command.target}': {error.strerror or error}")
+        return {name: self._values(name, buffers) for name in self.resources}
+
+    def check_run(
+        self,
+        backend: str = "numpy",
+        *,
+        output_dir: str | os.PathLike[str] | None = None,
+        max_written_bytes: int = MAX_WRITTEN_BYTES,
+    ) -> Path:
+        """Refuse (LayoutError) a run that would need more memory than
+        :func:`~stridelab.dxdispatch.budget.check_memory` allows, or write more than
+        ``max_written_bytes`` or half the free disk; the output folder's absolute path otherwise.
+        :meth:`run` calls it before any command runs."""
+        xp = _array_module(backend)
+        if output_dir is None:
+            output_dir = Path.cwd() if self.folders.allow_any_path else default_output_dir(self.path)
+        folder = Path(os.path.abspath(output_dir))
+        check_memory(self, xp)
+        check_written(self, folder, max_written_bytes)
+        return folder
 
     def _values(self, name: str, buffers: dict[str, Any]) -> Any:
         """A view of the resource's initial elements, as they are now, where its buffer lives."""
@@ -276,19 +287,23 @@ class Model:
             gpu.append(xp.cuda.get_elapsed_time(begin, end))
         return cpu, gpu
 
-    def _write(self, command: WriteFile, buffers: dict) -> Path:
+    def _write(self, command: WriteFile, buffers: dict, output_dir: Path) -> Path:
         resource = self.resources[command.resource]
-        target = Path(command.target).absolute()
+        target = Path(os.path.normpath(output_dir / command.target))
         data = _host(buffers[command.resource])
-        target.parent.mkdir(parents=True, exist_ok=True)
         if target.suffix.lower() == ".npy":
             whole = data.size // resource.element_size * resource.element_size
             values = data[:whole].view(resource.data_type.numpy_dtype)
             shape = command.dimensions or (values.size,)
-            count = int(np.prod(shape))
-            np.save(target, values[:count].reshape(shape), allow_pickle=False)
+            array = values[: int(np.prod(shape))].reshape(shape)
+            write_file(
+                output_dir,
+                target,
+                lambda f: np.lib.format.write_array(f, array, allow_pickle=False),
+                self.folders.allow_any_path,
+            )
         else:
-            target.write_bytes(data.tobytes())
+            write_file(output_dir, target, lambda f: f.write(data.data), self.folders.allow_any_path)
         return target
 
 
@@ -304,14 +319,6 @@ def _array_module(backend: Any) -> Any:
     with optional_imports("gpu", "running a model with backend='cupy'"):
         import cupy
     return cupy
-
-
-def _check_name(where: str, name: str) -> None:
-    """A name is printed in DxDispatch's lines: it must be text a terminal can show."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise LayoutError(f"{where}: the name is not valid Unicode text (it holds a lone surrogate)") from None
 
 
 def device_name(backend: str) -> str:

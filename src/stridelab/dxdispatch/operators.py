@@ -23,7 +23,7 @@ from ..errors import LayoutError
 from ..ops import cumulative_product, cumulative_summation, element_wise_identity, slice1
 from ..tensor import StridedTensor
 
-__all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "read_dispatchable"]
+__all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "named_tensors", "read_dispatchable"]
 
 #: The bind points of every operator here: DirectML's tensor field names.
 BIND_POINTS = ("InputTensor", "OutputTensor")
@@ -31,6 +31,11 @@ BIND_POINTS = ("InputTensor", "OutputTensor")
 _PREFIX = "DML_OPERATOR_"
 _DIRECTIONS = ("INCREASING", "DECREASING")
 _OTHER_KINDS = {"hlsl": "HLSL shaders", "onnx": "ONNX models", "dmlserializedgraph": "serialized DirectML graphs"}
+
+
+def named_tensors(dispatchables: dict[str, Dispatchable]) -> dict[str, TensorDesc]:
+    """Every tensor of ``dispatchables``, named ``"<dispatchable>.<bind point>"``."""
+    return {f"{name}.{point}": desc for name, d in dispatchables.items() for point, desc in d.tensors.items()}
 
 
 @dataclass(frozen=True, eq=False)

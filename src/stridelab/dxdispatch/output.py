@@ -8,12 +8,12 @@ median (CPU)``, with ``, 0.004096 ms median (GPU)`` on the GPU.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["dispatch_line", "format_values", "median", "print_lines", "written_line"]
+__all__ = ["dispatch_line", "format_values", "median", "print_lines", "text_bytes_per_value", "written_line"]
 
 
 def format_values(values: np.ndarray) -> list[str]:
@@ -29,22 +29,41 @@ def format_values(values: np.ndarray) -> list[str]:
     return [str(v) for v in values.tolist()]
 
 
-def print_lines(name: str, values: np.ndarray, verbose: bool = False) -> list[str]:
+#: Values formatted at a time: formatting costs about 80 bytes of memory per value, so it goes in
+#: chunks, and a printed resource costs only its text.
+_CHUNK = 65536
+
+
+def text_bytes_per_value(dtype: np.dtype) -> int:
+    """The most characters one value and its separator take in a ``print`` line (``%g`` for floats)."""
+    if dtype.kind == "f":
+        return len("-2.22507e-308, ")
+    info = np.iinfo(dtype)
+    return max(len(str(info.min)), len(str(info.max))) + len(", ")
+
+
+def print_lines(name: str, values: np.ndarray, verbose: bool = False) -> Iterator[str]:
     """What ``print`` writes: one line, or in verbose form a header, one line per element with its
     bits in hexadecimal (space-padded to the element's width, as DxDispatch pads), and an empty line.
+    Values are formatted in chunks, so a large resource costs its text, not 80 bytes per value.
 
-    >>> print_lines("Out", np.array([12, 14, 16], np.float32))
+    >>> list(print_lines("Out", np.array([12, 14, 16], np.float32)))
     ["Resource 'Out': 12, 14, 16"]
-    >>> print_lines("U", np.array([5, 300], np.uint16), verbose=True)
+    >>> list(print_lines("U", np.array([5, 300], np.uint16), verbose=True))
     ["Resource 'U':", '[0] 5 (0x   5)', '[1] 300 (0x 12C)', '']
     """
-    texts = format_values(values)
+    chunks = range(0, values.size, _CHUNK)
     if not verbose:
-        return [f"Resource '{name}': {', '.join(texts)}"]
-    width, hex_width = len(str(len(texts))), 2 * values.itemsize
-    bits = values.view(f"u{values.itemsize}").tolist()
-    lines = [f"[{i:>{width}}] {text} (0x{b:>{hex_width}X})" for i, (text, b) in enumerate(zip(texts, bits))]
-    return [f"Resource '{name}':", *lines, ""]
+        yield f"Resource '{name}': " + ", ".join(", ".join(format_values(values[i : i + _CHUNK])) for i in chunks)
+        return
+    yield f"Resource '{name}':"
+    width, hex_width = len(str(values.size)), 2 * values.itemsize
+    bits = values.view(f"u{values.itemsize}")
+    for start in chunks:
+        texts = format_values(values[start : start + _CHUNK])
+        for i, (text, b) in enumerate(zip(texts, bits[start : start + _CHUNK].tolist()), start):
+            yield f"[{i:>{width}}] {text} (0x{b:>{hex_width}X})"
+    yield ""
 
 
 def median(samples: Sequence[float]) -> float:

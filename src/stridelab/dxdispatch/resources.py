@@ -4,15 +4,15 @@
 ``"-inf"`` as strings), a constant ``{"valueCount", "value"}``, a sequence ``{"valueCount",
 "valueStart", "valueDelta"}`` built by repeated addition in the target type (so FLOAT16 sequences
 round as they grow and integer ones wrap), or a file ``{"sourcePath"}``: ``.npy`` (its dtype is the
-data type) or raw bytes. The buffer is ``sizeInBytes`` long (default: the initial data and its
-offset, rounded up to 4 bytes), zero past the initial data.
+data type) or raw bytes, found by the rules of :mod:`stridelab.dxdispatch.files`. The buffer is
+``sizeInBytes`` long (default: the initial data and its offset, rounded up to 4 bytes), zero past
+the initial data.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from .._json_fields import Fields, data_type_name, json_type, number, short, uin
 from .._memory import check_allocation
 from ..dtypes import DATA_TYPES, DataType, data_type
 from ..errors import LayoutError
+from .files import Folders, open_regular
 
 __all__ = ["Resource", "read_resource"]
 
@@ -55,9 +56,8 @@ class Resource:
         return f"{self.data_type.name}, {count} initial element{'s' * (count != 1)}, {self.size_in_bytes} bytes"
 
 
-def read_resource(name: str, obj: Any, folder: Path) -> Resource:
-    """The resource ``name`` from its JSON ``obj``; files resolve against the model's ``folder``,
-    then the current directory."""
+def read_resource(name: str, obj: Any, folders: Folders) -> Resource:
+    """The resource ``name`` from its JSON ``obj``; the files it names are found in ``folders``."""
     where = f"resource {name!r}"
     fields = Fields(obj, where, "a buffer resource")
     kind = fields.optional("type")
@@ -71,7 +71,7 @@ def read_resource(name: str, obj: Any, folder: Path) -> Resource:
     )
     size = fields.optional("sizeInBytes")
     fields.done()
-    initial, dtype = _initial_values(where, values, dtype, folder)
+    initial, dtype = _initial_values(where, values, dtype, folders)
     if offset % dtype.element_size:
         raise LayoutError(
             f"{where}: initialValuesOffsetInBytes = {offset} is not a multiple of the {dtype.name} element size "
@@ -102,9 +102,9 @@ def _data_type(where: str, value: Any) -> DataType:
     return data_type(data_type_name(where, value, DATA_TYPES))
 
 
-def _initial_values(where: str, values: Any, dtype: DataType | None, folder: Path) -> tuple[np.ndarray, DataType]:
+def _initial_values(where: str, values: Any, dtype: DataType | None, folders: Folders) -> tuple[np.ndarray, DataType]:
     if isinstance(values, dict) and "sourcePath" in values:
-        return _from_file(where, values, dtype, folder)
+        return _from_file(where, values, dtype, folders)
     if dtype is None:
         raise LayoutError(f"{where}: the field 'initialValuesDataType' is required (only a .npy file carries its own)")
     if isinstance(values, list):
@@ -172,57 +172,75 @@ def _element(where: str, value: Any, dtype: DataType) -> Any:
     return value
 
 
-def _from_file(where: str, values: dict, dtype: DataType | None, folder: Path) -> tuple[np.ndarray, DataType]:
+def _from_file(where: str, values: dict, dtype: DataType | None, folders: Folders) -> tuple[np.ndarray, DataType]:
     fields = Fields(values, f"{where}: initialValues", "a file initializer")
     source = fields.required("sourcePath")
     fields.done()
     if not isinstance(source, str) or not source:
         raise LayoutError(f"{where}: sourcePath = {short(source)}: expected a file name")
-    suffix = Path(source).suffix.lower()
-    if suffix in (".png", ".jpg", ".jpeg"):
+    suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
+    if suffix in ("png", "jpg", "jpeg"):
         raise LayoutError(
             f"{where}: sourcePath {source!r}: image files are not read by stridelab (give .npy or raw bytes)"
         )
-    path = _find(where, source, folder)
-    if suffix == ".npy":
-        return _from_npy(where, path, dtype)
-    if dtype is None:
-        raise LayoutError(f"{where}: the field 'initialValuesDataType' is required for the raw file {source!r}")
-    raw = path.read_bytes()
-    if not raw or len(raw) % dtype.element_size:
-        raise LayoutError(
-            f"{where}: the raw file {source!r} has {len(raw)} bytes, not a positive multiple of the "
-            f"{dtype.name} element size {dtype.element_size}"
-        )
-    return np.frombuffer(raw, dtype.numpy_dtype).copy(), dtype
+    path = folders.input(where, source)
+    file, size = open_regular(path, f"{where}: sourcePath", follow_links=folders.allow_any_path)
+    with file:
+        check_allocation(size, np, f"{where}: the {size} bytes of {str(path)!r}")
+        if suffix == "npy":
+            return _from_npy(where, file, size, path, dtype)
+        if dtype is None:
+            raise LayoutError(f"{where}: the field 'initialValuesDataType' is required for the raw file {source!r}")
+        if size == 0 or size % dtype.element_size:
+            raise LayoutError(
+                f"{where}: the raw file {source!r} has {size} bytes, not a positive multiple of the "
+                f"{dtype.name} element size {dtype.element_size} (a /proc file reports no size)"
+            )
+        return _read_exactly(where, file, path, np.dtype(dtype.numpy_dtype), size // dtype.element_size), dtype
 
 
-def _find(where: str, source: str, folder: Path) -> Path:
-    for candidate in (folder / source, Path(source)):
-        if candidate.is_file():
-            return candidate
-    raise LayoutError(f"{where}: sourcePath {source!r} is not a file in {str(folder)!r} or the current directory")
-
-
-def _from_npy(where: str, path: Path, dtype: DataType | None) -> tuple[np.ndarray, DataType]:
-    try:  # mapped, not read: a header claiming more values than the file holds fails here, cheaply
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise LayoutError(f"{where}: cannot read {str(path)!r} as a .npy file: {error}") from None
-    if array.dtype == np.bool_:
-        array = array.view(np.uint8)
-    check_allocation(array.nbytes, np, f"{where}: the {array.size} values of {str(path)!r}")
-    if array.ndim > 1 and array.flags.f_contiguous and not array.flags.c_contiguous:
-        raise LayoutError(f"{where}: {str(path)!r} is stored in Fortran order; Fortran stride order unsupported.")
+def _read_exactly(where: str, file: Any, path: Any, dtype: np.dtype, count: int) -> np.ndarray:
     try:
-        found = data_type(array.dtype.newbyteorder("="))
+        values = np.fromfile(file, dtype, count)
+    except (OSError, ValueError) as error:
+        raise LayoutError(f"{where}: cannot read {str(path)!r}: {error}") from None
+    if values.size != count:
+        raise LayoutError(f"{where}: {str(path)!r} changed size while it was read")
+    return values
+
+
+def _from_npy(where: str, file: Any, size: int, path: Any, dtype: DataType | None) -> tuple[np.ndarray, DataType]:
+    """The values of a ``.npy`` file, its header read first: a header claiming more values than
+    the file holds is refused before anything is allocated."""
+    try:
+        version = np.lib.format.read_magic(file)
+        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, stored = header(file)
+    except (OSError, ValueError, SyntaxError) as error:
+        raise LayoutError(f"{where}: cannot read {str(path)!r} as a .npy file: {error}") from None
+    if stored.hasobject:
+        raise LayoutError(f"{where}: {str(path)!r} holds Python objects, which are never read (allow_pickle=False)")
+    count = 1
+    for n in shape:
+        count *= n
+    if size - file.tell() != count * stored.itemsize:
+        raise LayoutError(
+            f"{where}: {str(path)!r} has {size - file.tell()} bytes of data, but its header describes {count} "
+            f"values of {stored.itemsize} bytes"
+        )
+    if fortran and len(shape) > 1:
+        raise LayoutError(f"{where}: {str(path)!r} is stored in Fortran order; Fortran stride order unsupported.")
+    native = stored.newbyteorder("=")
+    try:
+        found = data_type(np.dtype(np.uint8) if native == np.bool_ else native)
     except LayoutError:
-        raise LayoutError(f"{where}: {str(path)!r} holds {array.dtype}, which has no DirectML data type") from None
+        raise LayoutError(f"{where}: {str(path)!r} holds {stored}, which has no DirectML data type") from None
     if dtype is not None and dtype != found:
         raise LayoutError(
             f"{where}: Data type from file '{path}' ({found.name}) does not match field 'initialValuesDataType' "
             f"({dtype.name})."
         )
-    if array.size == 0:
+    if count == 0:
         raise LayoutError(f"{where}: {str(path)!r} holds no values; 'initialValues' must be non-empty.")
-    return np.ascontiguousarray(array.ravel(), dtype=found.numpy_dtype), found
+    values = _read_exactly(where, file, path, stored, count)
+    return np.ascontiguousarray(values.view(np.uint8) if stored == np.bool_ else values, found.numpy_dtype), found

@@ -1,0 +1,258 @@
+"""Where a model may read and write, and how its files are opened: a model is data from a stranger.
+
+A course on a shared server invites running models someone else wrote, so by default a model
+reaches only what the user gave it, the way Python's ``tarfile`` extraction filters (PEP 706) keep
+an archive inside the folder it is extracted to:
+
+- **Inputs** (``initialValues.sourcePath``) are read from the model's own folder (its real path),
+  or from one more folder the user names (``input_dir``): relative paths whose ``..`` stays
+  inside, with no hidden part (``.ssh``), and no fallback to the current directory. The file itself
+  is never a link, and a folder on the way may link only within the same folder.
+- **Outputs** (``writeFile``'s ``targetPath``) go under one output folder (by default
+  ``./<model name>-output/``), with a data suffix (:data:`OUTPUT_SUFFIXES`), no hidden part, never
+  through a link: a model cannot write ``numpy.py`` beside a notebook or a startup file in ``~``.
+- **Every file** is opened without blocking and must be a regular file (no FIFO, device or
+  ``/proc`` file, which reports no size), whose size is checked before it is read.
+
+``allow_any_path=True`` restores DxDispatch's own trust, for models the user wrote: absolute paths,
+``..`` anywhere, links, the current directory as a fallback for inputs and as the output base. The
+regular-file and size checks stay.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path, PurePath
+from typing import BinaryIO
+
+from .._json_fields import short
+from ..errors import LayoutError
+
+__all__ = [
+    "MAX_MODEL_BYTES",
+    "MAX_WRITTEN_BYTES",
+    "OUTPUT_SUFFIXES",
+    "Folders",
+    "check_text",
+    "default_output_dir",
+    "open_regular",
+    "output_target",
+    "read_regular",
+    "write_file",
+]
+
+#: The largest model file read by default: the largest upstream DxDispatch model is about 15 KB.
+MAX_MODEL_BYTES = 2**20
+#: The most bytes one run writes by default (never more than half the free disk either).
+MAX_WRITTEN_BYTES = 256 * 2**20
+#: The suffixes a model may give the files it writes: data, never code or configuration.
+OUTPUT_SUFFIXES = (".npy", ".bin", ".raw", ".dat")
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def check_text(where: str, text: str) -> None:
+    """Refuse text a terminal would act on rather than show: control characters (a newline forges
+    a line of output, an escape retitles the terminal), bidirectional overrides, lone surrogates."""
+    if not text.isprintable():
+        bad = next(c for c in text if not c.isprintable())
+        raise LayoutError(
+            f"{where} = {short(text)} holds the character U+{ord(bad):04X}: names and paths must be printable"
+        )
+
+
+def default_output_dir(model: Path) -> Path:
+    """``./<model stem>-output``: where a model's files go unless the user names a folder."""
+    return Path(f"{model.stem}-output")
+
+
+class Folders:
+    """The folders a model reads from and writes to, and the rules for the paths it names."""
+
+    def __init__(self, model: Path, input_dir: str | os.PathLike[str] | None, allow_any_path: bool) -> None:
+        self.inputs = [Path(os.path.realpath(model.parent))]
+        if input_dir is not None:
+            folder = Path(os.path.realpath(input_dir))
+            if not folder.is_dir():
+                raise LayoutError(f"input_dir = {short(str(input_dir))} is not a folder")
+            self.inputs.append(folder)
+        self.allow_any_path = allow_any_path
+
+    def describe_inputs(self) -> str:
+        return " or ".join(repr(str(folder)) for folder in self.inputs)
+
+    def input(self, where: str, source: str) -> Path:
+        """The file ``sourcePath`` = ``source`` names, found by the rules above; LayoutError if none."""
+        if self.allow_any_path:
+            for candidate in (*(folder / source for folder in self.inputs), Path(source)):
+                if candidate.exists():  # opening it refuses anything but a regular file
+                    return candidate
+            raise LayoutError(
+                f"{where}: sourcePath {source!r} is not a file in {self.describe_inputs()} or the current directory"
+            )
+        relative = _relative(f"{where}: sourcePath", source, "the model's folder")
+        for folder in self.inputs:
+            candidate = folder / relative
+            if not os.path.lexists(candidate):
+                continue
+            if not _inside(folder, Path(os.path.realpath(candidate.parent))):
+                raise LayoutError(f"{where}: sourcePath {source!r} leads through a link out of {str(folder)!r}")
+            if candidate.is_symlink():
+                raise LayoutError(f"{where}: sourcePath {source!r} is a symbolic link; links are not followed")
+            return candidate
+        raise LayoutError(f"{where}: sourcePath {source!r} is not a file in {self.describe_inputs()}")
+
+
+def output_target(where: str, target: str, allow_any_path: bool) -> str:
+    """``targetPath`` checked: inside the output folder, a data suffix (DxDispatch's rules where
+    ``allow_any_path``: any path, any suffix but the image ones it would encode)."""
+    check_text(where, target)
+    if allow_any_path:
+        return target
+    _relative(where, target, "the output folder")
+    suffix = PurePath(target).suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise LayoutError(
+            f"{where} = {target!r}: a model writes data files only, named {', '.join(OUTPUT_SUFFIXES)} "
+            "(allow_any_path / --allow-any-path for a model you trust)"
+        )
+    return target
+
+
+def _relative(where: str, path: str, folder: str) -> PurePath:
+    """``path`` as a relative path that stays inside ``folder`` and has no hidden part."""
+    if "\0" in path:
+        raise LayoutError(f"{where} = {short(path)}: a file name cannot hold a NUL character")
+    check_text(where, path)
+    pure = PurePath(path)
+    if pure.is_absolute() or pure.drive or pure.root:
+        raise LayoutError(
+            f"{where} = {path!r}: an absolute path; a model names files inside {folder} "
+            "(allow_any_path / --allow-any-path for a model you trust)"
+        )
+    depth = 0
+    for part in pure.parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            raise LayoutError(
+                f"{where} = {path!r} leaves {folder} through '..' (allow_any_path / --allow-any-path for a model "
+                "you trust)"
+            )
+        if part.startswith(".") and part not in (".", ".."):
+            raise LayoutError(f"{where} = {path!r}: the hidden name {part!r}; a model names no hidden file or folder")
+    normal = PurePath(os.path.normpath(path))
+    if normal == PurePath("."):
+        raise LayoutError(f"{where} = {path!r} names {folder} itself, not a file in it")
+    return normal
+
+
+def _inside(folder: Path, path: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def open_regular(path: Path, what: str, *, follow_links: bool = True) -> tuple[BinaryIO, int]:
+    """``path`` opened for reading without blocking, and its size; LayoutError unless it is a
+    regular file (a FIFO, a device or a folder is refused before anything is read)."""
+    flags = _READ_FLAGS | (0 if follow_links else _NO_FOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise LayoutError(f"cannot read {what} {str(path)!r}: {_reason(error)}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise LayoutError(f"{what} {str(path)!r} is not a regular file ({_kind(info.st_mode)})")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb"), info.st_size
+
+
+def read_regular(path: Path, what: str, max_bytes: int, *, follow_links: bool = True, limit_name: str = "") -> bytes:
+    """The bytes of the regular file at ``path``, refused before reading where it holds more than
+    ``max_bytes`` (``limit_name`` says how to raise it) or none."""
+    file, size = open_regular(path, what, follow_links=follow_links)
+    with file:
+        if size > max_bytes:
+            raise LayoutError(
+                f"{what} {str(path)!r} has {size} bytes, more than the {max_bytes} read at most{limit_name}"
+            )
+        if size == 0:
+            raise LayoutError(f"{what} {str(path)!r} is empty (a /proc file reports no size)")
+        try:
+            data = file.read(size + 1)
+        except OSError as error:
+            raise LayoutError(f"cannot read {what} {str(path)!r}: {_reason(error)}") from None
+    if len(data) != size:
+        raise LayoutError(f"{what} {str(path)!r} changed size while it was read")
+    return data
+
+
+def write_file(output_dir: Path, path: Path, write: Callable[[BinaryIO], object], allow_any_path: bool) -> None:
+    """Call ``write`` on ``path`` opened for writing (under ``output_dir`` unless ``allow_any_path``),
+    creating the folders on the way, never through a link, and only over a regular file; a failed
+    write leaves no partial file. OSError, in words DxDispatch's message can quote, where it cannot."""
+    if allow_any_path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        _make_folders(output_dir, path.parent)
+    if os.path.lexists(path) and (path.is_symlink() or not path.is_file()):
+        kind = "a symbolic link" if path.is_symlink() else _kind(os.lstat(path).st_mode)
+        raise OSError(errno.EEXIST, f"{kind} is there, and only a regular file is replaced")
+    fd = os.open(path, _WRITE_FLAGS | (0 if allow_any_path else _NO_FOLLOW), 0o666)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"it is {_kind(mode)}, and only a regular file is written")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb", closefd=False) as file:
+            write(file)
+    except BaseException:
+        os.close(fd)
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+        raise
+    os.close(fd)
+
+
+def _make_folders(output_dir: Path, folder: Path) -> None:
+    """``output_dir`` (the user's choice, created where missing) and each folder from it down to
+    ``folder``: created where missing, none of them a link, all inside ``output_dir``'s real path."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    real = Path(os.path.realpath(output_dir))
+    current = output_dir
+    for part in folder.relative_to(output_dir).parts:
+        current = current / part
+        if current.is_symlink():
+            raise OSError(errno.ELOOP, f"{str(current)!r} is a symbolic link, and no file is written through a link")
+        if not current.exists():
+            current.mkdir()
+        elif not current.is_dir():
+            raise OSError(errno.ENOTDIR, f"{str(current)!r} is not a folder")
+    if not _inside(real, Path(os.path.realpath(folder))):
+        raise OSError(errno.EXDEV, f"{str(folder)!r} lies outside the output folder {str(real)!r}")
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "it is a symbolic link, and links are not followed"
+    if error.errno == errno.ENXIO:
+        return "it is a FIFO or socket with nobody at the other end"
+    return error.strerror or str(error)

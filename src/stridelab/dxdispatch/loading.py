@@ -1,0 +1,137 @@
+"""Reading a model file: the whole model, checked (:func:`load`); its tensors alone, for drawing
+(:func:`read_tensors`); or the files it would read and write (:func:`list_files`).
+
+The model file is data from a stranger too: a regular file of at most ``max_model_bytes`` (a FIFO
+or a device never blocks the reader), UTF-8 with or without a byte order mark.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .._json_fields import Fields, short
+from ..desc import TensorDesc
+from ..errors import LayoutError
+from . import _jsonc
+from .files import MAX_MODEL_BYTES, Folders, check_text, default_output_dir, output_target, read_regular
+from .model import Model
+from .operators import named_tensors, read_dispatchable
+
+__all__ = ["FileUse", "list_files", "load", "read_tensors"]
+
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    input_dir: str | os.PathLike[str] | None = None,
+    allow_any_path: bool = False,
+    max_model_bytes: int = MAX_MODEL_BYTES,
+) -> Model:
+    """Read and check the DxDispatch model at ``path`` (a ``.json`` file).
+
+    Files the model reads are found in the model's folder or ``input_dir``, and the files it will
+    write are named inside the output folder of :meth:`Model.run`, by the rules of
+    :mod:`stridelab.dxdispatch.files`; ``allow_any_path=True`` gives a model you trust
+    DxDispatch's reach instead. A model file larger than ``max_model_bytes`` is not read.
+
+    Raises :class:`~stridelab.LayoutError` naming the resource, dispatchable or command and the field
+    at fault, for any model DxDispatch would refuse or DirectML would fail on, for the operators
+    stridelab does not run, and for a path or a size past the rules.
+    """
+    model, obj = _read_model(path, max_model_bytes)
+    folders = Folders(model, input_dir, allow_any_path)
+    try:
+        return Model._from_json(obj, model, folders)
+    except LayoutError as error:
+        raise _in_model(model, error) from None
+
+
+def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MODEL_BYTES) -> dict[str, TensorDesc]:
+    """Every tensor of the model at ``path``, named ``"<dispatchable>.<bind point>"``, read from its
+    dispatchables alone: no resource, and so no file the model names, is read."""
+    model, obj = _read_model(path, max_model_bytes)
+    try:
+        dispatchables = Fields(obj, str(model), "a model").optional("dispatchables", default={})
+        if not isinstance(dispatchables, dict):
+            raise LayoutError(f"dispatchables = {short(dispatchables)}: expected an object")
+        for name in dispatchables:
+            check_text("dispatchable name", name)
+        return named_tensors({name: read_dispatchable(name, value) for name, value in dispatchables.items()})
+    except LayoutError as error:
+        raise _in_model(model, error) from None
+
+
+class FileUse(NamedTuple):
+    """A file a model names: ``action`` is ``"read"``, ``"write"`` or ``"refused"``; ``where`` the
+    resource or command naming it; ``detail`` the path it resolves to, or why it is refused."""
+
+    action: str
+    where: str
+    detail: str
+
+
+def list_files(
+    path: str | os.PathLike[str],
+    *,
+    input_dir: str | os.PathLike[str] | None = None,
+    output_dir: str | os.PathLike[str] | None = None,
+    allow_any_path: bool = False,
+    max_model_bytes: int = MAX_MODEL_BYTES,
+) -> list[FileUse]:
+    """Every file the model at ``path`` would read (``sourcePath``) or write (``writeFile``),
+    resolved by the rules a run uses, without reading any of them or running anything."""
+    model, obj = _read_model(path, max_model_bytes)
+    folders = Folders(model, input_dir, allow_any_path)
+    if output_dir is None:
+        output_dir = Path.cwd() if allow_any_path else default_output_dir(model)
+    uses = []
+    root = obj if isinstance(obj, dict) else {}
+    resources = root.get("resources")
+    for name, resource in (resources if isinstance(resources, dict) else {}).items():
+        values = resource.get("initialValues") if isinstance(resource, dict) else None
+        if isinstance(values, dict) and "sourcePath" in values:
+            where = f"resource {name!r}"
+            try:
+                uses.append(FileUse("read", where, _absolute(folders.input(where, _text(where, values["sourcePath"])))))
+            except LayoutError as error:
+                uses.append(FileUse("refused", where, str(error).removeprefix(f"{where}: ")))
+    commands = root.get("commands")
+    for i, command in enumerate(commands if isinstance(commands, list) else []):
+        if isinstance(command, dict) and str(command.get("type", "")).lower() == "writefile":
+            where = f"command {i} (writeFile)"
+            try:
+                target = output_target(f"{where}: targetPath", _text(where, command.get("targetPath")), allow_any_path)
+                uses.append(FileUse("write", where, _absolute(Path(output_dir) / target)))
+            except LayoutError as error:
+                uses.append(FileUse("refused", where, str(error).removeprefix(f"{where}: ")))
+    return uses
+
+
+def _text(where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value or "\0" in value:
+        raise LayoutError(f"{where}: {short(value)} is not a file name")
+    return value
+
+
+def _absolute(path: Path) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+def _read_model(path: str | os.PathLike[str], max_model_bytes: int) -> tuple[Path, Any]:
+    """The model file's path and its JSON."""
+    model = Path(path)
+    if model.suffix.lower() != ".json":
+        raise LayoutError(f"{str(model)!r}: expected a .json model (DxDispatch's .onnx models are not supported)")
+    data = read_regular(model, "the model", max_model_bytes, limit_name=" (max_model_bytes / --max-model-bytes)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise LayoutError(f"{model}: not UTF-8 text (byte {error.start}): a model is a JSON file") from None
+    return model, _jsonc.loads(text, str(model))
+
+
+def _in_model(model: Path, error: LayoutError) -> LayoutError:
+    message = str(error)
+    return LayoutError(message if message.startswith(str(model)) else f"{model}: {message}")
