@@ -12,6 +12,12 @@ points (DxDispatch ignores them, hiding typos), buffers too small for a bound te
 ``elementOffset`` (DirectML's debug layer reports those only when a command reaches them), text after
 the model and keys given twice.
 
+A model is data from someone else (a course invites running other people's models): it reads files
+only from its own folder (or ``input_dir``), writes data files only under its output folder, never
+through a link, opens no FIFO or device, and runs within a memory and a disk budget; see
+:mod:`stridelab.dxdispatch.files` and :mod:`stridelab.dxdispatch.budget`. ``allow_any_path=True``
+gives a model you wrote DxDispatch's own reach.
+
 >>> import json, pathlib, tempfile
 >>> tensor = {"DataType": "FLOAT32", "Sizes": [3]}
 >>> model = {
@@ -26,7 +32,7 @@ the model and keys given twice.
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "sum.json"
 >>> _ = path.write_text(json.dumps(model))
 >>> lines = []
->>> load(path).run(log=lines.append)["Out"].tolist()
+>>> load(path).run(log=lines.append)["Out"].tolist()  # writes nothing: the model has no writeFile
 [1.0, 3.0, 6.0]
 >>> lines[1]
 "Resource 'Out': 1, 3, 6"
