@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._validate import shown
 from .errors import LayoutError
 
 __all__ = ["Fields", "boolean", "data_type_name", "did_you_mean", "enum", "integer_list", "number", "uint"]
@@ -98,14 +99,8 @@ def json_type(value: Any) -> str:
 
 
 def short(value: Any) -> str:
-    """A value as it appears in a message: its JSON text, cut after 40 characters."""
-    import json
-
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A value as it appears in a message: its JSON text, shortened (see :func:`~stridelab._validate.shown`)."""
+    return shown(value, json=True)
 
 
 def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str = "UINT") -> int:
