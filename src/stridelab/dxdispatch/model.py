@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _jsonc
 from .._json_fields import Fields, did_you_mean, short
 from .._memory import check_allocation
 from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
 from ..tensor import StridedTensor
-from . import _jsonc
 from .commands import Binding, Command, Dispatch, Print, WriteFile, read_command
 from .operators import Dispatchable, read_dispatchable
 from .output import dispatch_line, print_lines, written_line
