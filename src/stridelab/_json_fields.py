@@ -114,10 +114,15 @@ def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str
     return value
 
 
-def integer_list(where: str, value: Any, *, signed: bool = False) -> tuple[int, ...]:
-    """A JSON array of ``UINT`` (or, ``signed``, ``INT``) values."""
+def integer_list(
+    where: str, value: Any, *, signed: bool = False, max_items: int | None = None, rule: str = ""
+) -> tuple[int, ...]:
+    """A JSON array of ``UINT`` (or, ``signed``, ``INT``) values; more than ``max_items`` (None: any
+    number) are refused before any is read, with ``rule`` as the reason."""
     if not isinstance(value, list):
         raise LayoutError(f"{where} = {short(value)}: expected an array of integers")
+    if max_items is not None and len(value) > max_items:
+        raise LayoutError(f"{where} = {short(value)}: it has {len(value)} entries; {rule}")
     result = []
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, int):

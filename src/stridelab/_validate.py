@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import itertools
 import operator
 from collections.abc import Callable, Mapping, Sequence, Sized
 from collections.abc import Set as AbstractSet
@@ -161,26 +162,40 @@ def wrong_type(field: str, expected: str, value: Any) -> TypeError:
     return TypeError(f"{field} must be {expected}, not {type(value).__name__} {shown(value)}")
 
 
-def int_tuple(field: str, values: Any) -> tuple[int, ...]:
+def int_tuple(
+    field: str, values: Any, *, max_items: int = MAX_ITEMS, rule: str = "entries; a tensor has at most 8 dimensions"
+) -> tuple[int, ...]:
     """``values`` as a tuple of Python ints; TypeError naming ``field`` for anything else,
     including unordered collections (a set's order is arbitrary, so it gives no per-dimension values).
+
+    At most ``max_items + 1`` items are read, so an endless iterator is refused at once: more than
+    ``max_items`` is a LayoutError that reads "it has N " followed by ``rule``.
 
     >>> int_tuple("sizes", {3, 1})
     Traceback (most recent call last):
     ...
     TypeError: sizes must be an ordered sequence of integers (a tuple or list), not set {1, 3}
+    >>> import itertools
+    >>> int_tuple("sizes", itertools.repeat(1))
+    Traceback (most recent call last):
+    ...
+    stridelab.errors.LayoutError: sizes = repeat(1): it has more than 8 entries; a tensor has at most 8 dimensions
     """
-    if type(values) in (tuple, list) and all(type(v) is int for v in values):  # the common case, quickly
-        return tuple(values)
+    if type(values) in (tuple, list) and len(values) <= max_items and all(type(v) is int for v in values):
+        return tuple(values)  # the common case, quickly
     if isinstance(values, (str, bytes, AbstractSet, Mapping)) or (
         not isinstance(values, Sequence) and not hasattr(values, "__iter__")
     ):
         raise wrong_type(field, "an ordered sequence of integers (a tuple or list)", values)
-    result = []
+    if isinstance(values, Sized) and _length(values) > max_items:
+        raise layout_error(field, values, f"it has {_length(values)} {rule}")
     try:
-        items = list(values)
+        items = list(itertools.islice(values, max_items + 1))
     except TypeError:  # e.g. a 0-d array: iterable by type, not in fact
         raise wrong_type(field, "an ordered sequence of integers (a tuple or list)", values) from None
+    if len(items) > max_items:
+        raise layout_error(field, values, f"it has more than {max_items} {rule}")
+    result = []
     for i, v in enumerate(items):
         if isinstance(v, bool):
             raise TypeError(f"{field}[{i}] must be an integer, not bool")
