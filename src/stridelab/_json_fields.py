@@ -25,6 +25,8 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 def did_you_mean(name: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
     """`` (did you mean 'X'?)`` for the closest of ``choices``, or nothing."""
+    if len(name) > 100:  # no name is this long, and comparing it would take time
+        return ""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=cutoff)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -56,7 +58,7 @@ class Fields:
         if value is _MISSING:
             unknown = [key for key in self.obj if key not in self._asked]
             close = difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
-            found = f"; {close[0]!r} is given: did you mean {name!r}?" if close else ""
+            found = f"; {shown(close[0])} is given: did you mean {name!r}?" if close else ""
             raise LayoutError(f"{self.where}: the field {name!r} is required ({self.kind}){found}")
         return value
 
@@ -73,7 +75,7 @@ class Fields:
             if name not in self._asked:
                 fields = ", ".join(n for n in dict.fromkeys(self._asked))
                 raise LayoutError(
-                    f"{self.where}: {name!r} is not a field of {self.kind}{did_you_mean(name, self._asked)}; "
+                    f"{self.where}: {shown(name)} is not a field of {self.kind}{did_you_mean(name, self._asked)}; "
                     f"its fields are: {fields}"
                 )
 
@@ -108,9 +110,9 @@ def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str
     if isinstance(value, bool) or not isinstance(value, int):
         raise LayoutError(f"{where} = {short(value)}: expected a non-negative integer ({type_name})")
     if value < 0:
-        raise LayoutError(f"{where} = {value}: a {type_name} is 0 or more")
+        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 or more")
     if limit is not None and value > limit:
-        raise LayoutError(f"{where} = {value}: a {type_name} is 0 to {limit}")
+        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 to {limit}")
     return value
 
 
@@ -129,7 +131,7 @@ def integer_list(
             raise LayoutError(f"{where}[{i}] = {short(v)}: expected an integer")
         low, high, name = (INT_MIN, INT_MAX, "an INT") if signed else (0, UINT_MAX, "a UINT")
         if not low <= v <= high:
-            raise LayoutError(f"{where}[{i}] = {v}: {name} is {low} to {high}")
+            raise LayoutError(f"{where}[{i}] = {short(v)}: {name} is {low} to {high}")
         result.append(v)
     return tuple(result)
 
