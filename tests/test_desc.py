@@ -1,6 +1,8 @@
 """TensorDesc and the helper functions, checked against the numbers printed on the seed pages."""
 
+import itertools
 import json
+import re
 import time
 
 import pytest
@@ -337,3 +339,63 @@ def test_a_large_layout_that_reduces_to_two_dimensions_is_decided():
     # they can collide: 3 steps of 1 meet 1 step of 3
     d = TensorDesc("UINT8", (4, 4, 2**21), (1, 3, 100))
     assert d.is_overlapping
+
+
+# -- bounded reads and 64-bit buffer sizes -------------------------------------------------------
+def counted(values, read):
+    """``values`` one at a time, appending each to ``read``."""
+    for value in values:
+        read.append(value)
+        yield value
+
+
+def test_sizes_and_strides_are_read_at_most_nine_items_deep():
+    read: list[int] = []
+    with pytest.raises(LayoutError, match=r"^sizes = .*: it has more than 8 dimensions; DirectML tensors have 1 to 8$"):
+        TensorDesc("FLOAT32", counted(itertools.repeat(1), read))
+    assert len(read) == 9
+    read.clear()
+    with pytest.raises(LayoutError, match=r"^strides = .*: it has more than 8 entries"):
+        TensorDesc("FLOAT32", (2, 3), counted(range(10**7), read))
+    assert len(read) == 9
+    read.clear()
+    with pytest.raises(LayoutError, match="broadcast has more than 2 entries but sizes has 2"):
+        layout_strides("HW", (2, 3), broadcast=counted(itertools.repeat(False), read))
+    assert len(read) == 3
+    message = "sizes = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ...] (1000000 items): it has 1000000"
+    with pytest.raises(LayoutError, match=re.escape(message)):
+        TensorDesc("FLOAT32", [1] * 10**6)
+    assert TensorDesc("FLOAT32", (x for x in (2, 3))).sizes == (2, 3)  # a short iterator is still read
+
+
+def test_a_buffer_past_64_bits_is_refused_naming_the_rule():
+    # 8 dimensions of 2**32 - 1 elements 2**32 - 1 apart span 8 * (2**32 - 2) * (2**32 - 1) + 1
+    # elements, 8 bytes each: past 2**64 - 1 bytes
+    rule = "more than 18446744073709551615: DirectML buffer sizes are 64-bit"
+    with pytest.raises(LayoutError, match=rule):
+        TensorDesc("UINT64", (2**32 - 1,) * 8, (2**32 - 1,) * 8)
+    with pytest.raises(LayoutError, match=rule):
+        calc_buffer_tensor_size("UINT64", (2**32 - 1,) * 8, (2**32 - 1,) * 8)
+    with pytest.raises(LayoutError, match=r"^total_tensor_size_in_bytes = 18446744073709551616: it exceeds"):
+        TensorDesc("UINT8", (4,), total_tensor_size_in_bytes=2**64)
+    assert TensorDesc("UINT8", (4,), total_tensor_size_in_bytes=2**64 - 4).buffer_size == 2**64 - 4
+    # (2**32 - 1)**2 = 18446744065119617025 bytes, rounded up to a multiple of 4: it fits
+    assert calc_buffer_tensor_size("UINT8", (2**32 - 1, 2**32 - 1)) == 18446744065119617028
+
+
+def test_parse_reads_json_as_dxdispatch_writes_it():
+    text = """{
+        // DxDispatch models carry comments and trailing commas
+        "DataType": "FLOAT16", /* half */
+        "Sizes": [2, 3,],
+    }"""
+    assert TensorDesc.parse(text) == TensorDesc("FLOAT16", (2, 3))
+    with pytest.raises(LayoutError, match="the key 'Sizes' appears twice in one object"):
+        TensorDesc.parse('{"DataType": "FLOAT32", "Sizes": [2], "Sizes": [3]}')
+
+
+def test_parse_refuses_long_text_unread():
+    for text in ("FLOAT32 (" + "1," * 500_000 + "1):(1)", '{"DataType": "FLOAT32", "Sizes": [' + " " * 10**6 + "]}"):
+        with pytest.raises(LayoutError, match=r"\(10000\d\d characters\): it has more than 65536 characters") as error:
+            TensorDesc.parse(text)
+        assert len(str(error.value)) < 300

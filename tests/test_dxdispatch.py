@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stridelab import LayoutError, cli
-from stridelab.dxdispatch import _jsonc, load
+from stridelab import LayoutError, _jsonc, cli
+from stridelab.dxdispatch import load
 from stridelab.dxdispatch.output import print_lines
 
 ROOT = Path(__file__).resolve().parents[1]

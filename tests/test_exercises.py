@@ -83,8 +83,8 @@ def test_cumulative_summation_examples():
 
 
 def test_bad_arguments_are_refused_like_the_functions_they_check():
-    with pytest.raises(TypeError, match="answer must be an integer, not str"):
-        ex.check_offset("7", sl.TensorDesc("UINT8", (2, 3)), (1, 0))
+    with pytest.raises(TypeError, match="sizes must be an ordered sequence of integers"):
+        ex.check_strides((1,), "x", "NCHW")
     with pytest.raises(sl.LayoutError, match="window_offsets"):
         ex.check_slice1([[1]], SLICE_INPUT, (0, 0, 0, 3), (1, 1, 4, 3), (1, 1, 1, 1))
 
@@ -98,3 +98,81 @@ def test_the_placeholder_gets_a_reminder_of_what_to_write():
     assert says(ex.check_cumulative_summation(..., CUMSUM_INPUT, 3), False, "nested lists")
     with pytest.raises(sl.LayoutError, match="coords .* has 4 entries"):  # the exercise itself is still checked first
         ex.check_offset(..., dhw, (1, 0, 1, 0))
+
+
+def test_strides_of_a_layout_given_as_a_permutation():
+    # (1, 0): dimension 1 outermost, so sizes (2, 3) are stored column-major, strides (1, 2)
+    assert says(ex.check_strides((1, 2), (2, 3), (1, 0)), True, "layout [1, 0] strides")
+    assert says(ex.check_strides((3, 1), (2, 3), (1, 0)), False, "row-major and column-major swapped")
+    assert says(ex.check_strides((1, 2), (2, 3), (0, 1)), False, "row-major and column-major swapped")
+    assert says(ex.check_strides((5, 1), (2, 3), (0, 1)), False, "innermost dimension (dimension 1) has stride 1")
+
+
+DHW = sl.TensorDesc("UINT8", (2, 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "words"),
+    [
+        (
+            lambda a: ex.check_offset(a, DHW, (1, 0, 1)),
+            "7",
+            "give the offset as an integer (a count of elements), not str '7'",
+        ),
+        (lambda a: ex.check_offset(a, DHW, (1, 0, 1)), 7.0, "not float 7.0"),
+        (lambda a: ex.check_offset(a, DHW, (1, 0, 1)), 7 + 0j, "not complex (7+0j)"),
+        (lambda a: ex.check_offset(a, DHW, (1, 0, 1)), True, "not bool True"),
+        (lambda a: ex.check_offset(a, DHW, (1, 0, 1)), (7,), "not tuple (7,)"),
+        (
+            lambda a: ex.check_strides(a, (2, 3), "HW"),
+            "31",
+            "give the strides as a tuple of integers, one per dimension, not str '31'",
+        ),
+        (lambda a: ex.check_strides(a, (2, 3), "HW"), (3.0, 1.0), "not tuple (3.0, 1.0)"),
+        (lambda a: ex.check_strides(a, (2, 3), "HW"), (3 + 0j, 1), "not tuple ((3+0j), 1)"),
+        (lambda a: ex.check_strides(a, (2, 3), "HW"), 3, "not int 3"),
+        (lambda a: ex.check_strides(a, (2, 3), "HW"), [1] * 10**6, "one stride per dimension"),
+        (
+            lambda a: ex.check_buffer_size(a, "UINT8", (2, 3)),
+            8.0,
+            "give the size as an integer (a count of bytes), not float",
+        ),
+        (lambda a: ex.check_buffer_size(a, "UINT8", (2, 3)), "8", "not str '8'"),
+        (
+            lambda a: ex.check_slice1(a, SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2)),
+            [[[[2 + 0j, 4], [10, 12]]]],
+            "nested lists of numbers, real ones, not list",
+        ),
+        (
+            lambda a: ex.check_slice1(a, SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2)),
+            [[[[2, 4], [10]]]],
+            "give the output as nested lists of numbers, not list",
+        ),
+        (
+            lambda a: ex.check_cumulative_summation(a, CUMSUM_INPUT, 3),
+            np.array([[[[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]]]) + 0j,
+            "real ones, not ndarray of shape (1, 1, 3, 4) and dtype complex128",
+        ),
+        (lambda a: ex.check_cumulative_summation(a, CUMSUM_INPUT, 3), "2, 3, 6, 11", "not str '2, 3, 6, 11'"),
+        (
+            lambda a: ex.check_cumulative_summation(a, CUMSUM_INPUT, 3),
+            object(),
+            "nested lists of numbers, not object",
+        ),
+    ],
+)
+def test_an_answer_of_the_wrong_type_is_not_yet_right_and_says_what_to_give(check, answer, words):
+    """Never a traceback, never right: a complex answer equal to the output is still not a real one."""
+    feedback = check(answer)
+    assert feedback.correct is False
+    assert words in feedback.message, feedback.message
+    assert len(feedback.message) < 200
+
+
+def test_a_right_typed_answer_still_gets_its_mistake_named():
+    assert says(ex.check_offset(np.int64(7), DHW, (1, 0, 1)), True, "offset 7")  # a NumPy integer is an integer
+    assert says(
+        ex.check_slice1([[[[2.0, 4.0], [10.0, 12.0]]]], SLICE_INPUT, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, 2, 2)),
+        True,
+        "the output",
+    )

@@ -205,12 +205,11 @@ def test_cpp_total_is_the_explicit_size_where_one_is_given(tmp_path):
     assert output.split() == "d 2 0 4 sizes 1 1 2 3 strides 0 0 5 1 total 256 align 0".split()
 
 
-def test_cpp_refuses_a_buffer_beyond_64_bits():
-    # 8 dimensions of 2**32 - 1 elements 2**32 - 1 apart reach past 2**64 bytes (TensorDesc allows
-    # it: element counts and buffer sizes are Python ints; DirectML's total is a UINT64)
-    huge = TensorDesc("UINT8", (2**32 - 1,) * 8, (2**32 - 1,) * 8)
-    with pytest.raises(LayoutError, match="does not fit DirectML's 64-bit TotalTensorSizeInBytes"):
-        export(huge, "cpp")
+def test_no_description_has_a_buffer_beyond_64_bits():
+    # 8 dimensions of 2**32 - 1 elements 2**32 - 1 apart reach 8 * (2**32 - 2) * (2**32 - 1) + 1
+    # elements, past 2**64 bytes: DirectML's TotalTensorSizeInBytes (a UINT64) could not hold it
+    with pytest.raises(LayoutError, match="needs 147573952486597197844 bytes, more than 18446744073709551615"):
+        TensorDesc("UINT8", (2**32 - 1,) * 8, (2**32 - 1,) * 8)
 
 
 # -- json ------------------------------------------------------------------------------------------

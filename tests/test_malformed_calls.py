@@ -4,6 +4,7 @@ none hangs or allocates more than a few MiB before refusing."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import tracemalloc
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 import stridelab as sl
+import stridelab.ops
 from stridelab import exercises
 from stridelab.dxdispatch import load
 
@@ -28,6 +30,13 @@ MESSAGE_CHARACTERS = 600
 D = sl.TensorDesc("FLOAT32", (2, 3))
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 HUGE_BROADCAST = np.broadcast_to(np.float32(1), (2**20, 2**20))
+# Large arguments are built here, before the child measures what the call allocates.
+MILLION = [1] * 10**6
+MILLION_SIZES_JSON = {"DataType": "FLOAT32", "Sizes": MILLION}
+MEGABYTE_NOTATION = "FLOAT32 (" + "1," * 500_000 + "1):(1)"
+MEGABYTE_JSON = '{"DataType": "FLOAT32", "Sizes": [' + "1, " * 333_333 + "1]}"
+TEN_MB_TEXT = "F" * 10**7
+WIDEST = (2**32 - 1,) * 8
 
 
 def empty(desc: str) -> sl.StridedTensor:
@@ -232,9 +241,9 @@ CATALOGUE: list[tuple[str, Callable[[Path], object], type, tuple[str, ...]]] = [
     ("empty from a module that is none", lambda t: sl.StridedTensor.empty(D, xp=5), TypeError, ("xp", "5")),
     (
         "empty past the memory",
-        lambda t: sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (2**31, 2**31))),
+        lambda t: sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (2**31, 2**31 - 1))),
         sl.LayoutError,
-        ("FLOAT32 (2147483648,2147483648)", "18446744073709551616 bytes"),
+        ("FLOAT32 (2147483648,2147483647)", "18446744065119617024 bytes"),  # 2**64 - 2**33
     ),
     # operators
     ("scan axis out of range", lambda t: sl.cumulative_summation(X, 4), sl.LayoutError, ("axis", "4")),
@@ -338,6 +347,107 @@ CATALOGUE: list[tuple[str, Callable[[Path], object], type, tuple[str, ...]]] = [
         TypeError,
         ("sizes", "'x'"),
     ),
+    # values of any size: read with a bound, shown shortened
+    ("a million sizes", lambda t: sl.TensorDesc("FLOAT32", MILLION), sl.LayoutError, ("sizes", "(1000000 items)")),
+    (
+        "ten million sizes from a generator",
+        lambda t: sl.TensorDesc("FLOAT32", (1 for _ in range(10**7))),
+        sl.LayoutError,
+        ("sizes", "more than 8 dimensions"),
+    ),
+    ("endless sizes", lambda t: sl.TensorDesc("FLOAT32", itertools.repeat(1)), sl.LayoutError, ("sizes", "repeat(1)")),
+    (
+        "endless strides",
+        lambda t: sl.TensorDesc("FLOAT32", (2, 3), itertools.repeat(1)),
+        sl.LayoutError,
+        ("strides", "repeat(1)"),
+    ),
+    (
+        "endless broadcast flags",
+        lambda t: sl.layout_strides("HW", (2, 3), broadcast=itertools.repeat(True)),
+        sl.LayoutError,
+        ("broadcast", "more than 2 entries"),
+    ),
+    ("endless coordinates", lambda t: D.offset_of(itertools.repeat(0)), sl.LayoutError, ("coords", "repeat(0)")),
+    (
+        "from_json with a million sizes",
+        lambda t: sl.TensorDesc.from_json(MILLION_SIZES_JSON),
+        sl.LayoutError,
+        ("Sizes", "1000000 entries"),
+    ),
+    (
+        "parse a megabyte of notation",
+        lambda t: sl.TensorDesc.parse(MEGABYTE_NOTATION),
+        sl.LayoutError,
+        ("'FLOAT32 (1,1,", "(1000015 characters)", "65536"),
+    ),
+    (
+        "parse a megabyte of JSON",
+        lambda t: sl.TensorDesc.parse(MEGABYTE_JSON),
+        sl.LayoutError,
+        ("JSON", "characters)", "65536"),
+    ),
+    (
+        "CuTe of a megabyte",
+        lambda t: sl.TensorDesc.from_cute(MEGABYTE_NOTATION[8:], "UINT8"),
+        sl.LayoutError,
+        ("65536",),
+    ),
+    (
+        "parse JSON with a key given twice",
+        lambda t: sl.TensorDesc.parse('{"DataType": "FLOAT32", "Sizes": [2], "Sizes": [3]}'),
+        sl.LayoutError,
+        ("'Sizes'", "twice"),
+    ),
+    (
+        "a buffer past 64 bits",
+        lambda t: sl.TensorDesc("UINT64", WIDEST, WIDEST),
+        sl.LayoutError,
+        ("UINT64 (4294967295,", "18446744073709551615", "64-bit"),
+    ),
+    (
+        "a total past 64 bits",
+        lambda t: sl.TensorDesc("UINT8", (4,), total_tensor_size_in_bytes=2**64),
+        sl.LayoutError,
+        ("total_tensor_size_in_bytes", "18446744073709551616"),
+    ),
+    (
+        "a size of 5000 digits",
+        lambda t: sl.TensorDesc("FLOAT32", (10**5000,)),
+        sl.LayoutError,
+        ("sizes[0]", "16610 bits"),
+    ),
+    (
+        "a data type of 10 MB",
+        lambda t: sl.TensorDesc(TEN_MB_TEXT, (2,)),
+        sl.LayoutError,
+        ("data_type", "(10000000 characters)"),
+    ),
+    (
+        "slice offsets a million long",
+        lambda t: sl.slice1(X, MILLION, (1, 1), (1, 1)),
+        sl.LayoutError,
+        ("window_offsets", "(1000000 items)"),
+    ),
+    (
+        "scan axis of 5000 digits",
+        lambda t: sl.cumulative_summation(X, 10**5000),
+        sl.LayoutError,
+        ("axis", "16610 bits"),
+    ),
+    (
+        "SVG at a scale past any float",
+        lambda t: sl.render_svg(D, scale=10**400),
+        sl.LayoutError,
+        ("scale", "1329 bits"),
+    ),
+    ("export to a million kinds", lambda t: D.export(MILLION), sl.LayoutError, ("kind", "(1000000 items)")),
+    (
+        "precompile endless operators",
+        lambda t: stridelab.ops.precompile(itertools.repeat("slice1")),
+        sl.LayoutError,
+        ("operators", "more than 64 names"),
+    ),
     # the DxDispatch loader
     ("load a .txt model", lambda t: load(t / "model.txt"), sl.LayoutError, ("model.txt", ".json")),
     ("load an absent model", lambda t: load(t / "absent.json"), sl.LayoutError, ("absent.json",)),
@@ -382,14 +492,43 @@ WIDGET_CATALOGUE: list[tuple[str, Callable[[Path], object], type, tuple[str, ...
 ]
 ALL_CALLS = CATALOGUE + WIDGET_CATALOGUE
 
+CUMSUM_INPUT = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np.float32)
+CUMSUM_OUTPUT = [[[[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]]]  # dml-cumulative-summation.md
+DHW = sl.TensorDesc("UINT8", (2, 2, 3))
 
-@pytest.mark.parametrize(("name", "call", "error", "needles"), ALL_CALLS, ids=[entry[0] for entry in ALL_CALLS])
-def test_a_malformed_call_is_refused_clearly_quickly_and_cheaply(tmp_path, name, call, error, needles):
-    """Each call runs in a forked child, which is killed if it has not answered in time (a thread
-    could not be stopped, nor time code that holds the GIL); the child reports what was raised and
-    tracemalloc's peak."""
-    if any(name == entry[0] for entry in WIDGET_CATALOGUE):
-        pytest.importorskip("anywidget")
+# Exercise checkers given answers of any type: (name, call, what the "not yet" message must say).
+FEEDBACK_CATALOGUE: list[tuple[str, Callable[[Path], object], tuple[str, ...]]] = [
+    ("strides of a permutation layout", lambda t: exercises.check_strides((1, 2), (2, 3), (0, 1)), ("swapped",)),
+    ("strides as a string", lambda t: exercises.check_strides("31", (2, 3), "HW"), ("tuple of integers", "str '31'")),
+    ("strides as floats", lambda t: exercises.check_strides((3.0, 1.0), (2, 3), "HW"), ("integers", "(3.0, 1.0)")),
+    ("strides endless", lambda t: exercises.check_strides(itertools.repeat(1), (2, 3), "HW"), ("one stride per",)),
+    ("strides a million long", lambda t: exercises.check_strides(MILLION, (2, 3), "HW"), ("one stride per",)),
+    ("offset as complex", lambda t: exercises.check_offset(7 + 0j, DHW, (1, 0, 1)), ("an integer", "complex (7+0j)")),
+    ("offset as a float", lambda t: exercises.check_offset(7.0, DHW, (1, 0, 1)), ("an integer", "float 7.0")),
+    ("offset as a string", lambda t: exercises.check_offset("7", DHW, (1, 0, 1)), ("an integer", "str '7'")),
+    (
+        "offset as 10 MB of text",
+        lambda t: exercises.check_offset(TEN_MB_TEXT, DHW, (1, 0, 1)),
+        ("10000000 characters",),
+    ),
+    ("buffer size as a float", lambda t: exercises.check_buffer_size(8.0, "UINT8", (2, 3)), ("an integer", "8.0")),
+    (
+        "sum output as complex",
+        lambda t: exercises.check_cumulative_summation(np.array(CUMSUM_OUTPUT) + 0j, CUMSUM_INPUT, 3),
+        ("real ones", "complex128"),
+    ),
+    (
+        "slice output ragged",
+        lambda t: exercises.check_slice1([[1], [2, 3]], CUMSUM_INPUT, (0, 0, 0, 0), (1, 1, 1, 1), (1, 1, 1, 1)),
+        ("nested lists of numbers", "[[1], [2, 3]]"),
+    ),
+]
+
+
+def run_in_child(name: str, call: Callable[[Path], object], tmp_path: Path, error: type) -> tuple:
+    """Run ``call`` in a forked child, which is killed if it has not answered in time (a thread
+    could not be stopped, nor time code that holds the GIL); the child reports what was raised (or
+    what was returned) and tracemalloc's peak."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_attempt, args=(call, tmp_path, error, send), daemon=True)
@@ -399,7 +538,14 @@ def test_a_malformed_call_is_refused_clearly_quickly_and_cheaply(tmp_path, name,
         child.kill()
     child.join()
     assert answered, f"{name}: still running after {TIMEOUT_S} s"
-    raised, kind, message, peak = receive.recv()
+    return receive.recv()
+
+
+@pytest.mark.parametrize(("name", "call", "error", "needles"), ALL_CALLS, ids=[entry[0] for entry in ALL_CALLS])
+def test_a_malformed_call_is_refused_clearly_quickly_and_cheaply(tmp_path, name, call, error, needles):
+    if any(name == entry[0] for entry in WIDGET_CATALOGUE):
+        pytest.importorskip("anywidget")
+    raised, kind, message, peak = run_in_child(name, call, tmp_path, error)
     assert raised, f"{name}: accepted"
     assert kind == "expected", f"{name}: {kind}: {message}"
     for needle in needles:
@@ -408,11 +554,24 @@ def test_a_malformed_call_is_refused_clearly_quickly_and_cheaply(tmp_path, name,
     assert peak < PEAK_BYTES, f"{name}: allocated {peak} bytes on the way to refusing"
 
 
+@pytest.mark.parametrize(
+    ("name", "call", "needles"), FEEDBACK_CATALOGUE, ids=[entry[0] for entry in FEEDBACK_CATALOGUE]
+)
+def test_an_exercise_answer_of_any_type_is_not_yet_right_quickly_and_cheaply(tmp_path, name, call, needles):
+    raised, kind, message, peak = run_in_child(name, call, tmp_path, Exception)
+    assert not raised, f"{name}: raised {kind}: {message}"
+    assert message.startswith("not yet: "), f"{name}: {message}"
+    for needle in needles:
+        assert needle in message, f"{name}: {needle!r} not in {message!r}"
+    assert len(message) < MESSAGE_CHARACTERS, f"{name}: a message of {len(message)} characters"
+    assert peak < PEAK_BYTES, f"{name}: allocated {peak} bytes on the way to answering"
+
+
 def _attempt(call: Callable[[Path], object], tmp_path: Path, error: type, send: Any) -> None:
     tracemalloc.start()
     try:
-        call(tmp_path)
-        outcome = (False, "", "", 0)
+        result = call(tmp_path)
+        outcome = (False, "", str(result)[: MESSAGE_CHARACTERS * 10], 0)
     except BaseException as caught:
         kind = "expected" if isinstance(caught, error) else type(caught).__name__
         outcome = (True, kind, str(caught), 0)

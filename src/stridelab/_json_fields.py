@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._validate import shown
 from .errors import LayoutError
 
 __all__ = ["Fields", "boolean", "data_type_name", "did_you_mean", "enum", "integer_list", "number", "uint"]
@@ -24,6 +25,8 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 def did_you_mean(name: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
     """`` (did you mean 'X'?)`` for the closest of ``choices``, or nothing."""
+    if len(name) > 100:  # no name is this long, and comparing it would take time
+        return ""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=cutoff)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -55,7 +58,7 @@ class Fields:
         if value is _MISSING:
             unknown = [key for key in self.obj if key not in self._asked]
             close = difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
-            found = f"; {close[0]!r} is given: did you mean {name!r}?" if close else ""
+            found = f"; {shown(close[0])} is given: did you mean {name!r}?" if close else ""
             raise LayoutError(f"{self.where}: the field {name!r} is required ({self.kind}){found}")
         return value
 
@@ -72,7 +75,7 @@ class Fields:
             if name not in self._asked:
                 fields = ", ".join(n for n in dict.fromkeys(self._asked))
                 raise LayoutError(
-                    f"{self.where}: {name!r} is not a field of {self.kind}{did_you_mean(name, self._asked)}; "
+                    f"{self.where}: {shown(name)} is not a field of {self.kind}{did_you_mean(name, self._asked)}; "
                     f"its fields are: {fields}"
                 )
 
@@ -98,14 +101,8 @@ def json_type(value: Any) -> str:
 
 
 def short(value: Any) -> str:
-    """A value as it appears in a message: its JSON text, cut after 40 characters."""
-    import json
-
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A value as it appears in a message: its JSON text, shortened (see :func:`~stridelab._validate.shown`)."""
+    return shown(value, json=True)
 
 
 def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str = "UINT") -> int:
@@ -113,23 +110,28 @@ def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str
     if isinstance(value, bool) or not isinstance(value, int):
         raise LayoutError(f"{where} = {short(value)}: expected a non-negative integer ({type_name})")
     if value < 0:
-        raise LayoutError(f"{where} = {value}: a {type_name} is 0 or more")
+        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 or more")
     if limit is not None and value > limit:
-        raise LayoutError(f"{where} = {value}: a {type_name} is 0 to {limit}")
+        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 to {limit}")
     return value
 
 
-def integer_list(where: str, value: Any, *, signed: bool = False) -> tuple[int, ...]:
-    """A JSON array of ``UINT`` (or, ``signed``, ``INT``) values."""
+def integer_list(
+    where: str, value: Any, *, signed: bool = False, max_items: int | None = None, rule: str = ""
+) -> tuple[int, ...]:
+    """A JSON array of ``UINT`` (or, ``signed``, ``INT``) values; more than ``max_items`` (None: any
+    number) are refused before any is read, with ``rule`` as the reason."""
     if not isinstance(value, list):
         raise LayoutError(f"{where} = {short(value)}: expected an array of integers")
+    if max_items is not None and len(value) > max_items:
+        raise LayoutError(f"{where} = {short(value)}: it has {len(value)} entries; {rule}")
     result = []
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, int):
             raise LayoutError(f"{where}[{i}] = {short(v)}: expected an integer")
         low, high, name = (INT_MIN, INT_MAX, "an INT") if signed else (0, UINT_MAX, "a UINT")
         if not low <= v <= high:
-            raise LayoutError(f"{where}[{i}] = {v}: {name} is {low} to {high}")
+            raise LayoutError(f"{where}[{i}] = {short(v)}: {name} is {low} to {high}")
         result.append(v)
     return tuple(result)
 

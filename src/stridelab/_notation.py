@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._validate import wrong_type
+from ._validate import shown, wrong_type
 from .errors import LayoutError
 
-__all__ = ["coalesce", "format_layout", "parse_cute", "parse_notation"]
+__all__ = ["MAX_TEXT_CHARACTERS", "check_length", "coalesce", "format_layout", "parse_cute", "parse_notation"]
 
 UINT_LIMIT = 2**32 - 1
 
@@ -23,6 +23,9 @@ _BYTES = re.compile(r"[ \t]*=[ \t]*([0-9]+)[ \t]*")
 _TOKEN = re.compile(r"[ \t\r\n]*(?:(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<int>-?_?[0-9]+)|(?P<other>[^ \t\r\n]))")
 #: Deeper nesting than this describes no layout of at most 8 dimensions worth reading.
 MAX_DEPTH = 16
+#: The longest text read as a layout or description: a description of 8 dimensions, even as JSON
+#: with comments, takes far fewer characters, and longer text is refused before it is read.
+MAX_TEXT_CHARACTERS = 2**16
 #: More digits than any buffer of 8 dimensions of 32-bit sizes and strides needs (22): longer
 #: numbers are refused before Python converts them.
 _MAX_DIGITS = 40
@@ -37,6 +40,7 @@ def parse_notation(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...], in
     """Read ``DATA_TYPE (sizes):(strides)`` with an optional `` bytes=N``: the data type name, the
     sizes, the strides and the byte count (None where not given). Spaces are allowed anywhere
     between the parts."""
+    check_length(text, "a tensor description")
     head = _TYPE.match(text)
     if head is None or not text[head.end() :].strip():
         raise LayoutError(
@@ -62,7 +66,16 @@ def _number(digits: str, text: str, what: str) -> int:
 
 def _quote(text: str) -> str:
     """``text`` for an error message: quoted, and shortened where it is long."""
-    return repr(text) if len(text) <= 80 else repr(text[:60]) + f"... ({len(text)} characters)"
+    return shown(text, width=80)
+
+
+def check_length(text: str, what: str) -> None:
+    """Refuse ``text`` longer than :data:`MAX_TEXT_CHARACTERS` before reading it as ``what``."""
+    if len(text) > MAX_TEXT_CHARACTERS:
+        raise LayoutError(
+            f"cannot read {what} from {_quote(text)}: it has more than {MAX_TEXT_CHARACTERS} characters, "
+            "far more than any description of at most 8 dimensions takes"
+        )
 
 
 def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -75,6 +88,7 @@ def parse_cute(text: str, *, nested: bool = True) -> tuple[tuple[int, ...], tupl
     """
     if not isinstance(text, str):
         raise wrong_type("text", "a layout given as text, e.g. '(2,3):(3,1)'", text)
+    check_length(text, "a layout")
     shape_text, colon, stride_text = text.partition(":")
     if not colon:
         raise LayoutError(
@@ -112,7 +126,7 @@ def _parse_tree(part: str, text: str, what: str) -> int | tuple:
         if kind == "int":
             return _number(value, text, what)
         if kind != "open":
-            raise fail(f"unexpected {value!r}")
+            raise fail(f"unexpected {shown(value)}")
         if depth >= MAX_DEPTH:
             raise fail(f"modes are nested deeper than {MAX_DEPTH} levels")
         children = [node(depth + 1)]
@@ -122,13 +136,13 @@ def _parse_tree(part: str, text: str, what: str) -> int | tuple:
         if position >= len(tokens):
             raise fail("a '(' is not closed")
         if tokens[position][0] != "close":
-            raise fail(f"unexpected {tokens[position][1]!r}")
+            raise fail(f"unexpected {shown(tokens[position][1])}")
         position += 1
         return tuple(children)
 
     tree = node(0)
     if position != len(tokens):
-        raise fail(f"unexpected {tokens[position][1]!r} after the end")
+        raise fail(f"unexpected {shown(tokens[position][1])} after the end")
     return tree
 
 

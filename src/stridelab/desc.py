@@ -11,7 +11,7 @@ Python ints, so it is exact at any size (a 2**40-element description is no speci
 
 from __future__ import annotations
 
-import json
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -19,9 +19,9 @@ from typing import Any, SupportsIndex
 
 import numpy as np
 
-from . import _analysis, _notation
+from . import _analysis, _jsonc, _notation
 from ._json_fields import Fields, data_type_name, enum, integer_list, uint
-from ._validate import int_tuple, int_value, wrong_type
+from ._validate import MAX_ITEMS, int_tuple, int_value, layout_error, shown, wrong_type
 from .dtypes import DATA_TYPES, DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
@@ -38,41 +38,45 @@ __all__ = [
     "read_json_desc",
 ]
 
-MAX_DIMENSIONS = 8
+MAX_DIMENSIONS = MAX_ITEMS
 _CANONICAL_LETTERS = "NCDHW"
 #: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.
 DIMENSION_LETTERS = {2: "HW", 3: "DHW", 4: "NCHW", 5: "NCDHW"}
 
 
 def _bool_tuple(field: str, values: Any, rank: int) -> tuple[bool, ...]:
-    """One bool (or numpy bool) per dimension; TypeError for strings, numbers and the like."""
+    """One bool (or numpy bool) per dimension; TypeError for strings, numbers and the like. At most
+    ``rank + 1`` items are read."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise wrong_type(field, "a sequence of bools, one per dimension", values)
     flags = []
-    for i, v in enumerate(values):
+    for i, v in enumerate(itertools.islice(values, rank + 1)):
         if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"{field}[{i}] must be a bool, not {type(v).__name__} ({v!r})")
+            raise TypeError(f"{field}[{i}] must be a bool, not {type(v).__name__} ({shown(v)})")
         flags.append(bool(v))
     if len(flags) != rank:
-        raise LayoutError(f"{field} has {len(flags)} entries but sizes has {rank}; give one per dimension")
+        count = len(flags) if len(flags) <= rank else f"more than {rank}"
+        raise LayoutError(f"{field} has {count} entries but sizes has {rank}; give one per dimension")
     return tuple(flags)
 
 
 #: The largest size or stride: DirectML's are 32-bit ``UINT`` (element counts and buffer sizes are 64-bit).
 UINT_MAX = 2**32 - 1
+#: The largest buffer size: DMLCalcBufferTensorSize and TotalTensorSizeInBytes are ``UINT64``.
+UINT64_MAX = 2**64 - 1
 
 
 def _check_sizes(sizes: Any) -> tuple[int, ...]:
-    sizes = int_tuple("sizes", sizes)
+    sizes = int_tuple("sizes", sizes, rule=f"dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
     if not 1 <= len(sizes) <= MAX_DIMENSIONS:
         raise LayoutError(
             f"sizes {list(sizes)} has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}"
         )
     for i, s in enumerate(sizes):
         if s < 1:
-            raise LayoutError(f"sizes[{i}] = {s}: every size must be at least 1 (DirectML has no empty tensors)")
+            raise layout_error(f"sizes[{i}]", s, "every size must be at least 1 (DirectML has no empty tensors)")
         if s > UINT_MAX:
-            raise LayoutError(f"sizes[{i}] = {s} exceeds {UINT_MAX}: DirectML sizes are 32-bit UINTs")
+            raise LayoutError(f"sizes[{i}] = {shown(s)} exceeds {UINT_MAX}: DirectML sizes are 32-bit UINTs")
     return sizes
 
 
@@ -85,9 +89,9 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
         )
     for i, s in enumerate(strides):
         if s < 0:
-            raise LayoutError(f"strides[{i}] = {s}: strides are element counts and must be 0 or more")
+            raise layout_error(f"strides[{i}]", s, "strides are element counts and must be 0 or more")
         if s > UINT_MAX:
-            raise LayoutError(f"strides[{i}] = {s} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs")
+            raise LayoutError(f"strides[{i}] = {shown(s)} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs")
     return strides
 
 
@@ -96,7 +100,7 @@ def _within_uint(strides: Sequence[int], sizes: Sequence[int], layout: Any = Non
     steps along (of size > 1) passes 32 bits; a size-1 dimension's stride never matters."""
     for i, (n, s) in enumerate(zip(sizes, strides)):
         if n > 1 and s > UINT_MAX:
-            what = f"sizes {list(sizes)} have the packed strides" if layout is None else f"the {layout!r} strides"
+            what = f"sizes {list(sizes)} have the packed strides" if layout is None else f"the {shown(layout)} strides"
             raise LayoutError(
                 f"{what} {list(strides)}: strides[{i}] = {s} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs"
             )
@@ -121,6 +125,17 @@ def _round_up_4(nbytes: int) -> int:
     return (nbytes + 3) & ~3
 
 
+def _required_bytes(dtype: DataType, sizes: tuple[int, ...], strides: tuple[int, ...], last: int) -> int:
+    """The bytes DMLCalcBufferTensorSize gives, refused where they pass its 64-bit result."""
+    required = _round_up_4((last + 1) * dtype.element_size)
+    if required > UINT64_MAX:
+        raise LayoutError(
+            f"{dtype.name} {_notation.format_layout(sizes, strides)} needs {required} bytes, more than "
+            f"{UINT64_MAX}: DirectML buffer sizes are 64-bit (DMLCalcBufferTensorSize returns a UINT64)"
+        )
+    return required
+
+
 def calc_buffer_tensor_size(
     data_type: DataTypeLike, sizes: Sequence[SupportsIndex], strides: Sequence[SupportsIndex] | None = None
 ) -> int:
@@ -129,20 +144,16 @@ def calc_buffer_tensor_size(
     One past the offset of the last element, times the element size, rounded up to a multiple of
     4 bytes (DirectML binds only DWORD-aligned buffers). Follows the newer listing, but in exact
     Python ints: the result is right for buffers over 4 GiB, which the 32-bit index of the listing
-    is not. Zero sizes and negative strides are refused rather than underflowing.
+    is not. Zero sizes and negative strides are refused rather than underflowing, and a size past
+    the listing's 64-bit result rather than wrapping.
 
     >>> calc_buffer_tensor_size("FLOAT16", (1, 1, 2, 3), (0, 0, 5, 1))
     16
     """
     dtype = _resolve_data_type(data_type)
     sizes = _check_sizes(sizes)
-    if strides is None:
-        element_count = 1
-        for s in sizes:
-            element_count *= s
-        return _round_up_4(element_count * dtype.element_size)
-    strides = _check_strides(strides, sizes)
-    return _round_up_4((_last_index(sizes, strides) + 1) * dtype.element_size)
+    strides = packed_strides(sizes) if strides is None else _check_strides(strides, sizes)
+    return _required_bytes(dtype, sizes, strides, _last_index(sizes, strides))
 
 
 def calculate_strides(
@@ -157,9 +168,11 @@ def calculate_strides(
     (15, 1, 5, 1)
     """
     if not isinstance(layout, str):
-        raise TypeError(f"layout must be 'NCHW' or 'NHWC' (a str), not {type(layout).__name__} ({layout!r})")
+        raise TypeError(f"layout must be 'NCHW' or 'NHWC' (a str), not {type(layout).__name__} ({shown(layout)})")
     if layout.upper() not in ("NCHW", "NHWC"):
-        raise LayoutError(f"layout {layout!r}: CalculateStrides knows 'NCHW' and 'NHWC'; use layout_strides for others")
+        raise LayoutError(
+            f"layout {shown(layout)}: CalculateStrides knows 'NCHW' and 'NHWC'; use layout_strides for others"
+        )
     sizes = _check_sizes(sizes)
     if len(sizes) != 4:
         raise LayoutError(f"sizes {list(sizes)} has {len(sizes)} dimensions; CalculateStrides takes 4 (N, C, H, W)")
@@ -172,11 +185,11 @@ def _memory_order(layout: str | Sequence[SupportsIndex], rank: int) -> tuple[int
         letters = layout.upper()
         if not letters or any(c not in _CANONICAL_LETTERS for c in letters) or len(set(letters)) != len(letters):
             raise LayoutError(
-                f"layout {layout!r} must name each of the dimension letters {', '.join(_CANONICAL_LETTERS)} "
+                f"layout {shown(layout)} must name each of the dimension letters {', '.join(_CANONICAL_LETTERS)} "
                 "at most once, outermost first (e.g. 'NHWC'), or be a permutation of dimension indices"
             )
         if len(letters) != rank:
-            raise LayoutError(f"layout {layout!r} names {len(letters)} dimensions but sizes has {rank}")
+            raise LayoutError(f"layout {shown(layout)} names {len(letters)} dimensions but sizes has {rank}")
         canonical = sorted(letters, key=_CANONICAL_LETTERS.index)
         return tuple(canonical.index(c) for c in letters)
     order = int_tuple("layout", layout)
@@ -190,11 +203,11 @@ def _dimension_index(key: str | int, layout: str | Sequence[SupportsIndex], rank
     if isinstance(key, str):
         letter = key.upper()
         if not isinstance(layout, str) or len(letter) != 1 or letter not in layout.upper():
-            raise LayoutError(f"{field} key {key!r} is not a dimension letter of layout {layout!r}")
+            raise LayoutError(f"{field} key {shown(key)} is not a dimension letter of layout {shown(layout)}")
         return sorted(layout.upper(), key=_CANONICAL_LETTERS.index).index(letter)
     index = int_value(f"{field} key", key)
     if not 0 <= index < rank:
-        raise LayoutError(f"{field} key {index} is not a dimension index in 0..{rank - 1}")
+        raise LayoutError(f"{field} key {shown(index)} is not a dimension index in 0..{rank - 1}")
     return index
 
 
@@ -225,14 +238,16 @@ def layout_strides(
     pad = [0] * rank
     if padding is not None and not isinstance(padding, Mapping):
         raise wrong_type("padding", "a mapping of dimension to element count", padding)
+    if padding is not None and len(padding) > rank:
+        raise layout_error("padding", padding, f"it has {len(padding)} entries; sizes has {rank} dimensions")
     for key, extra in (padding or {}).items():
         index = _dimension_index(key, layout, rank, "padding")
-        extra = int_value(f"padding[{key!r}]", extra)
+        extra = int_value(f"padding[{shown(key)}]", extra)
         if extra < 0:
-            raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
+            raise layout_error(f"padding[{shown(key)}]", extra, "padding is a count of elements and must be 0 or more")
         if extra and index == order[0]:
             raise LayoutError(
-                f"padding[{key!r}] = {extra} follows the outermost dimension, which changes no stride; "
+                f"padding[{shown(key)}] = {shown(extra)} follows the outermost dimension, which changes no stride; "
                 "give total_tensor_size_in_bytes to TensorDesc for padding at the end of the buffer"
             )
         pad[index] = extra
@@ -291,17 +306,21 @@ class TensorDesc:
         else:
             strides = _check_strides(strides, sizes)
         last = _last_index(sizes, strides)
-        required = _round_up_4((last + 1) * dtype.element_size)
+        required = _required_bytes(dtype, sizes, strides, last)
         if total_tensor_size_in_bytes is not None:
             total = int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
+            if total > UINT64_MAX:
+                raise layout_error(
+                    "total_tensor_size_in_bytes", total, f"it exceeds {UINT64_MAX}: DirectML's is a 64-bit UINT64"
+                )
             if total < required:
                 raise LayoutError(
-                    f"total_tensor_size_in_bytes = {total} is smaller than the {required} bytes that "
+                    f"total_tensor_size_in_bytes = {shown(total)} is smaller than the {required} bytes that "
                     f"sizes {list(sizes)} with strides {list(strides)} need (DMLCalcBufferTensorSize)"
                 )
             if total % 4:
                 raise LayoutError(
-                    f"total_tensor_size_in_bytes = {total} must be a multiple of 4 "
+                    f"total_tensor_size_in_bytes = {shown(total)} must be a multiple of 4 "
                     "(DirectML binds DWORD-aligned buffers)"
                 )
             total_tensor_size_in_bytes = total
@@ -389,7 +408,9 @@ class TensorDesc:
             )
         for i, (c, n) in enumerate(zip(coords, self._sizes)):
             if not 0 <= c < n:
-                raise LayoutError(f"coords[{i}] = {c} is out of range for sizes[{i}] = {n} (0 <= coords[i] < sizes[i])")
+                raise LayoutError(
+                    f"coords[{i}] = {shown(c)} is out of range for sizes[{i}] = {n} (0 <= coords[i] < sizes[i])"
+                )
         return sum(c * s for c, s in zip(coords, self._strides))
 
     # -- classification ----------------------------------------------------------------------
@@ -465,7 +486,9 @@ class TensorDesc:
         )
         unknown = set(changes) - set(fields)
         if unknown:
-            raise TypeError(f"replace() got unknown field(s) {sorted(unknown)}; expected some of {sorted(fields)}")
+            raise TypeError(
+                f"replace() got unknown field(s) {shown(sorted(unknown))}; expected some of {sorted(fields)}"
+            )
         fields.update(changes)
         return TensorDesc(**fields)
 
@@ -519,7 +542,8 @@ class TensorDesc:
     @classmethod
     def parse(cls, text: str) -> TensorDesc:
         """Read the one-line notation of :meth:`__str__` (spaces allowed), or JSON text with
-        DxDispatch's field names.
+        DxDispatch's field names in DxDispatch's dialect (comments and trailing commas allowed, a key
+        given twice refused). Text of more than ``MAX_TEXT_CHARACTERS`` is refused unread.
 
         >>> TensorDesc.parse("FLOAT16 (1, 1, 2, 3) : (0, 0, 5, 1)")
         TensorDesc('FLOAT16', sizes=(1, 1, 2, 3), strides=(0, 0, 5, 1))
@@ -529,11 +553,8 @@ class TensorDesc:
         if not isinstance(text, str):
             raise wrong_type("text", "a str", text)
         if text.lstrip().startswith("{"):
-            try:
-                obj = json.loads(text)
-            except (ValueError, RecursionError) as error:  # malformed, too deep, or a number too long
-                raise LayoutError(f"cannot read the JSON tensor description: {error}") from None
-            return cls.from_json(obj)
+            _notation.check_length(text, "the JSON tensor description")
+            return cls.from_json(_jsonc.loads(text, "cannot read the JSON tensor description"))
         data_type, sizes, strides, total = _notation.parse_notation(text)
         return cls(data_type, sizes, strides, total)
 
@@ -611,17 +632,18 @@ def read_json_desc(obj: Any, where: str) -> TensorDesc:
         fields = Fields(outer.required("Desc"), f"{where}.Desc", _TENSOR_DESC_FIELDS)
         outer.done()
     data_type = data_type_name(fields.at("DataType"), fields.required("DataType"), DATA_TYPES)
-    sizes = integer_list(fields.at("Sizes"), fields.required("Sizes"))
+    rank_rule = f"DirectML tensors have 1 to {MAX_DIMENSIONS} dimensions"
+    sizes = integer_list(fields.at("Sizes"), fields.required("Sizes"), max_items=MAX_DIMENSIONS, rule=rank_rule)
     strides = fields.optional("Strides")
     if strides is not None:
-        strides = integer_list(fields.at("Strides"), strides)
+        strides = integer_list(fields.at("Strides"), strides, max_items=MAX_DIMENSIONS, rule=rank_rule)
     count = fields.optional("DimensionCount")
     if count is not None and uint(fields.at("DimensionCount"), count) != len(sizes):
         raise LayoutError(f"{where}: DimensionCount = {count} but Sizes {list(sizes)} has {len(sizes)} entries")
     flags = fields.optional("Flags")
     if flags is not None and enum(fields.at("Flags"), flags, "DML_TENSOR_FLAG_", ("NONE", "OWNED_BY_DML")) != "NONE":
         raise LayoutError(
-            f"{where}: Flags = {flags!r}: tensors owned by DirectML (bound at initialization) are not supported; "
+            f"{where}: Flags = {shown(flags)}: tensors owned by DirectML (bound at initialization) are not supported; "
             "bind the tensor's buffer at dispatch instead (Flags NONE)"
         )
     total = fields.optional("TotalTensorSizeInBytes")

@@ -22,6 +22,8 @@ from .errors import LayoutError
 __all__ = ["DATA_TYPES", "DataType", "DataTypeLike", "data_type"]
 
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
+#: Longer text names no data type (spaces around a name are allowed): it is refused unread.
+_LONGEST_TEXT = 80
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def data_type(value: DataTypeLike) -> DataType:
     if isinstance(value, DataType):
         return value
     if isinstance(value, str):
-        name = value.strip().upper()
+        name = value.strip().upper() if len(value) <= _LONGEST_TEXT else ""  # no name is longer
         if name.startswith(_PREFIX):
             name = name[len(_PREFIX) :]
         if name in _TABLE:

@@ -17,15 +17,17 @@ False
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._validate import int_tuple, int_value
+from ._validate import int_tuple, shown
 from .desc import TensorDesc, calc_buffer_tensor_size, layout_strides
 from .dtypes import data_type as _data_type
+from .errors import LayoutError
 
 __all__ = [
     "Feedback",
@@ -62,6 +64,21 @@ def _reminder(what: str) -> Feedback:
     return _wrong(f"replace ... with your answer: {what}")
 
 
+def _not_a(what: str, answer: Any) -> Feedback:
+    """The reply to an answer of the wrong type: what to give instead."""
+    return _wrong(f"give {what}, not {type(answer).__name__} {shown(answer)}")
+
+
+def _integer(answer: Any) -> int | None:
+    """``answer`` as a Python int, or None for anything that is not an integer (bools included)."""
+    if isinstance(answer, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(answer)
+    except TypeError:
+        return None
+
+
 def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedback:
     """Check the buffer offset (in elements) of the element at ``coords`` of ``desc``.
 
@@ -72,7 +89,10 @@ def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedba
     expected = desc.offset_of(coords)
     if answer is ...:
         return _reminder("an offset, in elements")
-    answer = int_value("answer", answer)
+    given = _integer(answer)
+    if given is None:
+        return _not_a("the offset as an integer (a count of elements)", answer)
+    answer = given
     if answer == expected:
         return Feedback(True, f"element {coords} is at offset {expected}")
     if desc.element_size > 1 and answer == expected * desc.element_size:
@@ -85,9 +105,10 @@ def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedba
     return _wrong(f"the offset is the dot product of the coordinates {coords} with the strides {desc.strides}")
 
 
-def check_strides(answer: Any, sizes: Sequence[int], layout: str, *, data_type: Any = None) -> Feedback:
+def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int], *, data_type: Any = None) -> Feedback:
     """Check packed ``strides`` for ``sizes`` stored in ``layout`` (a memory order such as
-    ``"NHWC"`` or ``"WH"``, outermost first).
+    ``"NHWC"`` or ``"WH"``, outermost first, or a permutation of dimension indices such as
+    ``(1, 0)``; see :func:`~stridelab.layout_strides`).
 
     Recognises: NCHW and NHWC swapped, the opposite order (row-major and column-major swapped),
     and, with ``data_type``, strides given in bytes.
@@ -96,22 +117,35 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str, *, data_type: 
     expected = layout_strides(layout, sizes)
     if answer is ...:
         return _reminder("a tuple of strides, in elements, one per dimension")
-    answer = int_tuple("answer", answer)
+    one_each = _wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
+    try:
+        answer = int_tuple("answer", answer)
+    except TypeError:
+        return _not_a("the strides as a tuple of integers, one per dimension", answer)
+    except LayoutError:  # more entries than any tensor has dimensions
+        return one_each
     if len(answer) != len(sizes):
-        return _wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
+        return one_each
+    name = layout if isinstance(layout, str) else f"layout {list(layout)}"
     if answer == expected:
-        return Feedback(True, f"{layout} strides of sizes {list(sizes)}")
+        return Feedback(True, f"{name} strides of sizes {list(sizes)}")
     if data_type is not None:
         size = _data_type(data_type).element_size
         if size > 1 and answer == tuple(s * size for s in expected):
             return _wrong("those are byte strides; DirectML strides count elements")
-    swapped = {"NCHW": "NHWC", "NHWC": "NCHW", "NCDHW": "NDHWC", "NDHWC": "NCDHW"}.get(layout.upper())
-    if swapped and answer == layout_strides(swapped, sizes):
-        return _wrong(f"those are the {swapped} strides: in {layout} the channels are stored as its letters say")
-    if answer == layout_strides(layout[::-1], sizes) and len(sizes) > 1:
+    if isinstance(layout, str):
+        swapped = {"NCHW": "NHWC", "NHWC": "NCHW", "NCDHW": "NDHWC", "NDHWC": "NCDHW"}.get(layout.upper())
+        if swapped and answer == layout_strides(swapped, sizes):
+            return _wrong(f"those are the {swapped} strides: in {layout} the channels are stored as its letters say")
+        reversed_layout: str | tuple[int, ...] = layout[::-1]
+        innermost = layout[-1]
+    else:
+        reversed_layout = tuple(reversed(int_tuple("layout", layout)))
+        innermost = f"dimension {reversed_layout[0]}"
+    if answer == layout_strides(reversed_layout, sizes) and len(sizes) > 1:
         return _wrong("those store the dimensions in the opposite order (row-major and column-major swapped)")
     return _wrong(
-        f"the innermost dimension ({layout[-1]}) has stride 1; each dimension outside it strides over all inside"
+        f"the innermost dimension ({innermost}) has stride 1; each dimension outside it strides over all inside"
     )
 
 
@@ -127,7 +161,10 @@ def check_buffer_size(
     expected = calc_buffer_tensor_size(data_type, sizes, strides)
     if answer is ...:
         return _reminder("a size in bytes")
-    answer = int_value("answer", answer)
+    given = _integer(answer)
+    if given is None:
+        return _not_a("the size as an integer (a count of bytes)", answer)
+    answer = given
     if answer == expected:
         return Feedback(True, f"the buffer takes {expected} bytes")
     span = desc.last_offset + 1  # elements from offset 0 to the last element's, inclusive
@@ -142,15 +179,24 @@ def check_buffer_size(
     )
 
 
-def _same(answer: Any, expected: np.ndarray) -> bool:
-    given = np.asarray(answer)
-    return given.shape == expected.shape and bool(np.array_equal(given.astype(np.float64), expected))
+def _same(given: np.ndarray, expected: np.ndarray) -> bool:
+    return given.shape == expected.shape and bool(np.array_equal(given, expected))
 
 
-def _as_output(answer: Any, expected: np.ndarray) -> Feedback | None:
-    given = np.asarray(answer)
-    if given.dtype == object or given.dtype.kind not in "biuf":
-        return _wrong(f"give the output as nested lists of numbers, not {type(answer).__name__}")
+def _read_output(answer: Any) -> np.ndarray | Feedback:
+    """An output answer as float64 numbers, or the reply to an answer that is no nested lists of
+    real numbers (text, complex numbers, ragged lists, other objects)."""
+    try:
+        given = np.asarray(answer)
+    except (ValueError, TypeError, OverflowError):  # ragged lists, or objects no array holds
+        given = None
+    if given is None or given.dtype.kind not in "biuf":
+        real = ", real ones" if given is not None and given.dtype.kind == "c" else ""
+        return _not_a(f"the output as nested lists of numbers{real}", answer)
+    return given.astype(np.float64)
+
+
+def _shape_error(given: np.ndarray, expected: np.ndarray) -> Feedback | None:
     if given.shape != expected.shape:
         return _wrong(
             f"the output has {expected.ndim} dimensions of sizes {list(expected.shape)}, not {list(given.shape)}"
@@ -182,10 +228,13 @@ def check_slice1(
     expected = np.asarray(slice1(x, window_offsets, window_sizes, window_strides).tolist(), dtype=np.float64)
     if answer is ...:
         return _reminder("the output as nested lists of numbers")
-    shape_error = _as_output(answer, expected)
+    answer = _read_output(answer)
+    if isinstance(answer, Feedback):
+        return answer
+    shape_error = _shape_error(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
-    sizes, strides = list(window_sizes), list(window_strides)
+    sizes, strides = list(int_tuple("window_sizes", window_sizes)), list(int_tuple("window_strides", window_strides))
     for i, stride in enumerate(strides):
         if stride < 0:
             flipped = run(sizes, [*strides[:i], -stride, *strides[i + 1 :]])
@@ -223,7 +272,10 @@ def check_cumulative_summation(
     expected = run(direction, exclusive)
     if answer is ...:
         return _reminder("the output as nested lists of numbers")
-    shape_error = _as_output(answer, expected)
+    answer = _read_output(answer)
+    if isinstance(answer, Feedback):
+        return answer
+    shape_error = _shape_error(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
     if _same(answer, run(direction, not exclusive)):

@@ -18,6 +18,7 @@ import keyword
 import re
 from collections.abc import Callable
 
+from ._validate import shown
 from .desc import TensorDesc
 from .errors import LayoutError
 
@@ -37,19 +38,18 @@ _CPP_KEYWORDS = frozenset(
     _Static_assert _Thread_local
     """.split()
 )
-_UINT64_MAX = 2**64 - 1
 
 
 def _python_name(kind: str, name: str) -> str:
     if not name.isidentifier() or keyword.iskeyword(name):
-        raise LayoutError(f"name {name!r} is not a valid Python identifier; {kind} code needs a variable name")
+        raise LayoutError(f"name {shown(name)} is not a valid Python identifier; {kind} code needs a variable name")
     return name
 
 
 def _c_name(name: str) -> str:
     if not _C_IDENTIFIER.fullmatch(name) or name in _CPP_KEYWORDS:
         raise LayoutError(
-            f"name {name!r} is not a valid C identifier (a letter or _ then letters, digits or _, "
+            f"name {shown(name)} is not a valid C identifier (a letter or _ then letters, digits or _, "
             "and not a keyword); the C++ code declares variables with it"
         )
     return name
@@ -66,16 +66,8 @@ def _torch(desc: TensorDesc, name: str) -> str:
     return f"torch.as_strided({name}, size={desc.sizes!r}, stride={desc.strides!r})  # element strides"
 
 
-def _check_total(desc: TensorDesc) -> None:
-    """DirectML's ``TotalTensorSizeInBytes`` is a 64-bit ``UINT64`` (sizes and strides are 32-bit
-    ``UINT``s, which every TensorDesc checks)."""
-    if desc.buffer_size > _UINT64_MAX:
-        raise LayoutError(f"buffer size {desc.buffer_size} bytes does not fit DirectML's 64-bit TotalTensorSizeInBytes")
-
-
 def _cpp(desc: TensorDesc, name: str) -> str:
     """A ``DML_BUFFER_TENSOR_DESC`` initializer, fields in struct order, with its sizes and strides arrays."""
-    _check_total(desc)
     rank = desc.dimension_count
     total = str(desc.buffer_size) + ("ULL" if desc.buffer_size >= 2**63 else "")
     fields = [
@@ -136,7 +128,8 @@ def export(desc: TensorDesc, kind: str, *, name: str | None = None) -> str:
         ``desc`` is not a :class:`TensorDesc`, or ``name`` is not a string.
     LayoutError
         An unknown ``kind``; a ``name`` that is not a Python identifier (numpy, torch) or a C
-        identifier (cpp); a buffer too large for DirectML's 64-bit ``TotalTensorSizeInBytes`` (cpp).
+        identifier (cpp). (No TensorDesc has a buffer too large for DirectML's 64-bit
+        ``TotalTensorSizeInBytes``: it refuses one.)
 
     Examples
     --------
@@ -163,7 +156,7 @@ def export(desc: TensorDesc, kind: str, *, name: str | None = None) -> str:
     if not isinstance(desc, TensorDesc):
         raise TypeError(f"export needs a TensorDesc, not {type(desc).__name__}")
     if not isinstance(kind, str) or kind not in _KINDS:
-        raise LayoutError(f"kind {kind!r} is not an export kind; expected one of {', '.join(map(repr, _KINDS))}")
+        raise LayoutError(f"kind {shown(kind)} is not an export kind; expected one of {', '.join(map(repr, _KINDS))}")
     write, default_name = _KINDS[kind]
     if name is None:
         name = default_name

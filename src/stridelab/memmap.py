@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, logical_offsets
-from ._validate import at_least, int_value, wrong_type
+from ._validate import at_least, int_value, shown, wrong_type
 from .desc import TensorDesc
 from .errors import LayoutError
 
@@ -161,7 +161,7 @@ class MemoryMap:
         """Logical coordinates of the elements stored at ``slot``, in row-major order."""
         slot = int_value("slot", slot)
         if not 0 <= slot < self.slot_count:
-            raise LayoutError(f"slot {slot} is out of range for a buffer of {self.slot_count} slots")
+            raise LayoutError(f"slot {shown(slot)} is out of range for a buffer of {self.slot_count} slots")
         flat = self._order[self._starts[slot] : self._starts[slot + 1]]
         return [tuple(int(i) for i in c) for c in zip(*np.unravel_index(flat, self.desc.sizes))]
 

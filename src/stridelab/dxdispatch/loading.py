@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import _jsonc
 from .._json_fields import Fields, short
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from . import _jsonc
 from .files import MAX_MODEL_BYTES, Folders, check_text, default_output_dir, output_target, read_regular
 from .model import Model
 from .operators import named_tensors, read_dispatchable

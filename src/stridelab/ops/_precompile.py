@@ -7,10 +7,11 @@ container therefore waits for its compile. ``precompile()`` pays that once, up f
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 from .._optional import optional_imports
-from .._validate import known_keywords
+from .._validate import known_keywords, layout_error, shown, wrong_type
 from ..dtypes import DATA_TYPES, data_type
 from ..errors import LayoutError
 from ._plan import SCAN_OPERATORS
@@ -19,6 +20,9 @@ from .cupy.scan_plan import scan_kernels
 from .slice1 import SUPPORTED_DATA_TYPES as SLICE_DATA_TYPES
 
 __all__ = ["gpu_operators", "kernel_names", "precompile"]
+
+#: The most names read from ``operators`` or ``data_types`` (there are far fewer, repeats allowed).
+_MAX_NAMES = 64
 
 
 def gpu_operators() -> dict[str, tuple[str, ...]]:
@@ -32,14 +36,19 @@ def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> l
     if values is None:
         return known
     if isinstance(values, str):
-        raise TypeError(f"{field} must be a list of names, not the string {values!r} (write [{values!r}])")
-    chosen = []
-    for value in values:
+        raise TypeError(f"{field} must be a list of names, not the string {shown(values)} (write [{shown(values)}])")
+    if not isinstance(values, Iterable):
+        raise wrong_type(field, "a list of names", values)
+    given = list(itertools.islice(values, _MAX_NAMES + 1))
+    if len(given) > _MAX_NAMES:
+        raise layout_error(field, values, f"it gives more than {_MAX_NAMES} names; there are {len(known)}")
+    chosen: dict[str, None] = {}
+    for value in given:
         name = data_type(value).name if field == "data_types" else value
         if name not in known:
-            raise LayoutError(f"{field} holds {value!r}, which is none of {', '.join(known)}")
-        chosen.append(name)
-    return chosen
+            raise LayoutError(f"{field} holds {shown(value)}, which is none of {', '.join(known)}")
+        chosen[name] = None
+    return list(chosen)
 
 
 def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[str] | None = None) -> list[str]:

@@ -129,7 +129,7 @@ def _axis(axis: Any, rank: int) -> int:
         raise TypeError(f"axis must be an integer, not {type(axis).__name__} ({shown(axis)})") from None
     if not -rank <= index < rank:
         raise LayoutError(
-            f"axis = {index} is out of range for x with {rank} dimensions; expected {-rank} <= axis < {rank}"
+            f"axis = {shown(index)} is out of range for x with {rank} dimensions; expected {-rank} <= axis < {rank}"
         )
     return index % rank
 

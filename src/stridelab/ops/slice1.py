@@ -19,6 +19,7 @@ from typing import Any, SupportsIndex, overload
 import numpy as np
 import numpy.typing as npt
 
+from .._validate import MAX_ITEMS, layout_error, shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..tensor import StridedTensor
@@ -130,10 +131,10 @@ def slice1(
 def _frozen(values: Any) -> Any:
     """A parameter as part of a call's signature: None, or a tuple of its integers (Python or
     NumPy ints, which validate alike); anything else keeps the call out of the cache
-    (``UNCACHED``), to be validated afresh every time."""
+    (``UNCACHED``), to be validated afresh every time, as is a list too long to be one."""
     if values is None:
         return None
-    if type(values) in (tuple, list):
+    if type(values) in (tuple, list) and len(values) <= MAX_ITEMS:
         if all(type(v) is int for v in values):
             return tuple(values)
         if all(type(v) is int or isinstance(v, np.integer) for v in values):
@@ -170,7 +171,7 @@ def _prepare(
     for i, (n, m) in enumerate(zip(output_sizes, most)):
         if not 1 <= n <= m:
             raise LayoutError(
-                f"{field}[{i}] = {n} is outside 1..MaxCopiedElements[{i}] = {m}, where MaxCopiedElements[i] = "
+                f"{field}[{i}] = {shown(n)} is outside 1..MaxCopiedElements[{i}] = {m}, where MaxCopiedElements[i] = "
                 "1 + (window_sizes[i] - 1) // |window_strides[i]|"
             )
     out_desc = TensorDesc(src.dtype, output_sizes) if out is None else None
@@ -191,16 +192,16 @@ def _check_window(
         if s == 0:
             raise LayoutError(f"window_strides[{i}] = 0: window strides may not be 0")
         if not INT_MIN <= s <= INT_MAX:
-            raise LayoutError(
-                f"window_strides[{i}] = {s}: DirectML window strides are 32-bit INTs ({INT_MIN} to {INT_MAX})"
+            raise layout_error(
+                f"window_strides[{i}]", s, f"DirectML window strides are 32-bit INTs ({INT_MIN} to {INT_MAX})"
             )
         if w < 1:
-            raise LayoutError(f"window_sizes[{i}] = {w}: the window may not be empty (window sizes are at least 1)")
+            raise layout_error(f"window_sizes[{i}]", w, "the window may not be empty (window sizes are at least 1)")
         if o < 0:
-            raise LayoutError(f"window_offsets[{i}] = {o}: window offsets are unsigned (UINT), 0 or more")
+            raise layout_error(f"window_offsets[{i}]", o, "window offsets are unsigned (UINT), 0 or more")
         if o + w > n:
             raise LayoutError(
-                f"window_offsets[{i}] + window_sizes[{i}] = {o + w} exceeds input sizes[{i}] = {n}; "
+                f"window_offsets[{i}] + window_sizes[{i}] = {shown(o + w)} exceeds input sizes[{i}] = {n}; "
                 "the window must lie inside the input (no out-of-bounds reads)"
             )
         most.append(1 + (w - 1) // abs(s))

@@ -13,13 +13,13 @@ offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from .._validate import known_keywords
-from ..errors import LayoutError
+from .._validate import known_keywords, layout_error, shown
 from ..memmap import DEFAULT_LIMIT, SlotKind
 from .palette import (
     ALIGNMENT_FILL,
@@ -272,10 +272,13 @@ def _open(w: int, h: int, title: str, extra: str = "", scale: float = 1.0) -> st
 def check_scale(scale: Any) -> float:
     """``scale`` as a float in (0, 8]: how many times its size a drawing is shown (e.g. 2 on a projector)."""
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a number, not {type(scale).__name__} ({scale!r})")
-    value = float(scale)
+        raise TypeError(f"scale must be a number, not {type(scale).__name__} ({shown(scale)})")
+    try:
+        value = float(scale)
+    except OverflowError:  # an integer or fraction past any float
+        value = math.inf
     if not 0 < value <= 8:
-        raise LayoutError(f"scale = {scale}: it must be more than 0 and at most 8")
+        raise layout_error("scale", scale, "it must be more than 0 and at most 8")
     return value
 
 

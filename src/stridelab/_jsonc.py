@@ -13,7 +13,8 @@ import json
 import math
 from typing import Any
 
-from ..errors import LayoutError
+from ._validate import shown
+from .errors import LayoutError
 
 __all__ = ["loads"]
 
@@ -32,7 +33,7 @@ def loads(text: str, source: str) -> Any:
     except _DialectError as error:
         raise LayoutError(f"{source}: {error}") from None
     except RecursionError:
-        raise LayoutError(f"{source}: the JSON is nested too deeply to be a model") from None
+        raise LayoutError(f"{source}: the JSON is nested too deeply to be read") from None
     except ValueError as error:  # an integer of more digits than Python converts
         raise LayoutError(f"{source}: a number in the JSON cannot be read: {error}") from None
     rest = plain[end:]
@@ -50,7 +51,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _DialectError(f"the key {key!r} appears twice in one object")
+            raise _DialectError(f"the key {shown(key)} appears twice in one object")
         result[key] = value
     return result
 
