@@ -40,8 +40,8 @@ class Fields:
 
     def __init__(self, obj: Any, where: str, kind: str) -> None:
         if not isinstance(obj, Mapping):
-            shown = "" if obj is None else f" {short(obj)}"
-            raise LayoutError(f"{where}: expected a JSON object ({kind}), not {json_type(obj)}{shown}")
+            value = "" if obj is None else f" {shown(obj, json=True)}"
+            raise LayoutError(f"{where}: expected a JSON object ({kind}), not {json_type(obj)}{value}")
         self.obj, self.where, self.kind = obj, where, kind
         self._asked: list[str] = []
 
@@ -100,19 +100,14 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def short(value: Any) -> str:
-    """A value as it appears in a message: its JSON text, shortened (see :func:`~stridelab._validate.shown`)."""
-    return shown(value, json=True)
-
-
 def uint(where: str, value: Any, *, limit: int | None = UINT_MAX, type_name: str = "UINT") -> int:
     """A JSON integer in ``0..limit`` (DirectML's ``UINT`` by default; None: any size)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise LayoutError(f"{where} = {short(value)}: expected a non-negative integer ({type_name})")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: expected a non-negative integer ({type_name})")
     if value < 0:
-        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 or more")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: a {type_name} is 0 or more")
     if limit is not None and value > limit:
-        raise LayoutError(f"{where} = {short(value)}: a {type_name} is 0 to {limit}")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: a {type_name} is 0 to {limit}")
     return value
 
 
@@ -122,23 +117,23 @@ def integer_list(
     """A JSON array of ``UINT`` (or, ``signed``, ``INT``) values; more than ``max_items`` (None: any
     number) are refused before any is read, with ``rule`` as the reason."""
     if not isinstance(value, list):
-        raise LayoutError(f"{where} = {short(value)}: expected an array of integers")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: expected an array of integers")
     if max_items is not None and len(value) > max_items:
-        raise LayoutError(f"{where} = {short(value)}: it has {len(value)} entries; {rule}")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: it has {len(value)} entries; {rule}")
     result = []
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, int):
-            raise LayoutError(f"{where}[{i}] = {short(v)}: expected an integer")
+            raise LayoutError(f"{where}[{i}] = {shown(v, json=True)}: expected an integer")
         low, high, name = (INT_MIN, INT_MAX, "an INT") if signed else (0, UINT_MAX, "a UINT")
         if not low <= v <= high:
-            raise LayoutError(f"{where}[{i}] = {short(v)}: {name} is {low} to {high}")
+            raise LayoutError(f"{where}[{i}] = {shown(v, json=True)}: {name} is {low} to {high}")
         result.append(v)
     return tuple(result)
 
 
 def boolean(where: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise LayoutError(f"{where} = {short(value)}: expected true or false")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: expected true or false")
     return value
 
 
@@ -150,11 +145,11 @@ def number(where: str, value: Any) -> float:
     if isinstance(value, str) and value.lower() in _NON_FINITE:
         return _NON_FINITE[value.lower()]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise LayoutError(f'{where} = {short(value)}: expected a number (or "nan", "inf", "-inf")')
+        raise LayoutError(f'{where} = {shown(value, json=True)}: expected a number (or "nan", "inf", "-inf")')
     try:
         return float(value)
     except OverflowError:
-        raise LayoutError(f"{where} = {short(value)}: the number is too large for a double") from None
+        raise LayoutError(f"{where} = {shown(value, json=True)}: the number is too large for a double") from None
 
 
 def data_type_name(where: str, value: Any, names: Sequence[str]) -> str:
@@ -167,12 +162,12 @@ def enum(where: str, value: Any, prefix: str, names: Sequence[str]) -> str:
     """One of ``names``, written as ``prefix + name`` or ``name`` alone (case-sensitive, as in
     DxDispatch): the short name."""
     if not isinstance(value, str):
-        raise LayoutError(f"{where} = {short(value)}: expected one of {', '.join(names)}")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: expected one of {', '.join(names)}")
     name = value[len(prefix) :] if value.startswith(prefix) else value
     if name not in names:
         hint = did_you_mean(name, names)
         if not hint:
             upper = [n for n in names if n == name.upper().removeprefix(prefix)]
             hint = f" (did you mean {upper[0]!r}? names are case-sensitive)" if upper else ""
-        raise LayoutError(f"{where} = {short(value)} is not one of {', '.join(names)}{hint}")
+        raise LayoutError(f"{where} = {shown(value, json=True)} is not one of {', '.join(names)}{hint}")
     return name

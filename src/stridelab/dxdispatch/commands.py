@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-from .._json_fields import Fields, boolean, did_you_mean, short, uint
+from .._json_fields import Fields, boolean, did_you_mean, uint
+from .._validate import shown
 from ..errors import LayoutError
 from .files import output_target
 from .operators import Dispatchable
@@ -86,7 +87,7 @@ def read_command(
     kind = fields.required("type")
     if not isinstance(kind, str) or kind.lower() not in _COMMAND_TYPES:
         hint = did_you_mean(str(kind), _COMMAND_TYPES.values())
-        raise LayoutError(f"{where}: type = {short(kind)} is not dispatch, print or writeFile{hint}")
+        raise LayoutError(f"{where}: type = {shown(kind, json=True)} is not dispatch, print or writeFile{hint}")
     kind = _COMMAND_TYPES[kind.lower()]
     where = f"command {index} ({kind})"
     fields.where = where
@@ -96,7 +97,7 @@ def read_command(
         groups = fields.optional("threadGroupCount")
         if groups is not None:  # HLSL's; DxDispatch reads and ignores it for DirectML operators too
             if not isinstance(groups, list) or len(groups) != 3:
-                raise LayoutError(f"{fields.at('threadGroupCount')} = {short(groups)}: expected 3 integers")
+                raise LayoutError(f"{fields.at('threadGroupCount')} = {shown(groups, json=True)}: expected 3 integers")
             for i, count in enumerate(groups):
                 uint(f"{fields.at('threadGroupCount')}[{i}]", count)
         fields.done()
@@ -116,7 +117,7 @@ def read_command(
 def _name(fields: Fields, field: str, known: dict[str, Any], what: str) -> str:
     name = fields.required(field)
     if not isinstance(name, str):
-        raise LayoutError(f"{fields.at(field)} = {short(name)}: expected the name of a {what}")
+        raise LayoutError(f"{fields.at(field)} = {shown(name, json=True)}: expected the name of a {what}")
     if name not in known:
         raise LayoutError(
             f"{fields.at(field)} = {name!r}: no {what} of that name in the model{did_you_mean(name, known)}; "
@@ -131,7 +132,7 @@ def _bindings(
     where = fields.at("bindings")
     given = fields.required("bindings")
     if not isinstance(given, dict):
-        raise LayoutError(f"{where} = {short(given)}: expected an object mapping bind points to resources")
+        raise LayoutError(f"{where} = {shown(given, json=True)}: expected an object mapping bind points to resources")
     points = tuple(dispatchable.tensors)
     result = {}
     for point, source in given.items():
@@ -171,9 +172,9 @@ def _binding(where: str, source: Any, resources: dict[str, Resource]) -> Binding
 def _target(fields: Fields, target: Any, allow_any_path: bool) -> str:
     where = fields.at("targetPath")
     if not isinstance(target, str) or not target:
-        raise LayoutError(f"{where} = {short(target)}: expected a file name")
+        raise LayoutError(f"{where} = {shown(target, json=True)}: expected a file name")
     if "\0" in target:
-        raise LayoutError(f"{where} = {short(target)}: a file name cannot hold a NUL character")
+        raise LayoutError(f"{where} = {shown(target, json=True)}: a file name cannot hold a NUL character")
     if target.lower().endswith(_IMAGE_SUFFIXES):
         raise LayoutError(f"{where} = {target!r}: stridelab writes .npy files and raw bytes, not images")
     return output_target(where, target, allow_any_path)
@@ -184,7 +185,7 @@ def _dimensions(fields: Fields, dimensions: Any, resource: Resource) -> tuple[in
         return None
     where = fields.at("dimensions")
     if not isinstance(dimensions, list) or not dimensions:
-        raise LayoutError(f"{where} = {short(dimensions)}: expected a non-empty array of sizes")
+        raise LayoutError(f"{where} = {shown(dimensions, json=True)}: expected a non-empty array of sizes")
     if len(dimensions) > _NPY_MAX_DIMENSIONS:
         raise LayoutError(
             f"{where} has {len(dimensions)} sizes: a .npy array has at most {_NPY_MAX_DIMENSIONS} dimensions"

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from .._json_fields import short
+from .._validate import shown
 from ..errors import LayoutError
 
 __all__ = [
@@ -61,9 +61,8 @@ def check_text(where: str, text: str) -> None:
     a line of output, an escape retitles the terminal), bidirectional overrides, lone surrogates."""
     if not text.isprintable():
         bad = next(c for c in text if not c.isprintable())
-        raise LayoutError(
-            f"{where} = {short(text)} holds the character U+{ord(bad):04X}: names and paths must be printable"
-        )
+        value = shown(text, json=True)
+        raise LayoutError(f"{where} = {value} holds the character U+{ord(bad):04X}: names and paths must be printable")
 
 
 def default_output_dir(model: Path) -> Path:
@@ -79,7 +78,7 @@ class Folders:
         if input_dir is not None:
             folder = Path(os.path.realpath(input_dir))
             if not folder.is_dir():
-                raise LayoutError(f"input_dir = {short(str(input_dir))} is not a folder")
+                raise LayoutError(f"input_dir = {shown(str(input_dir), json=True)} is not a folder")
             self.inputs.append(folder)
         self.allow_any_path = allow_any_path
 
@@ -127,7 +126,7 @@ def output_target(where: str, target: str, allow_any_path: bool) -> str:
 def _relative(where: str, path: str, folder: str) -> PurePath:
     """``path`` as a relative path that stays inside ``folder`` and has no hidden part."""
     if "\0" in path:
-        raise LayoutError(f"{where} = {short(path)}: a file name cannot hold a NUL character")
+        raise LayoutError(f"{where} = {shown(path, json=True)}: a file name cannot hold a NUL character")
     check_text(where, path)
     pure = PurePath(path)
     if pure.is_absolute() or pure.drive or pure.root:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import _jsonc
-from .._json_fields import Fields, short
+from .._json_fields import Fields
+from .._validate import shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from .files import MAX_MODEL_BYTES, Folders, check_text, default_output_dir, output_target, read_regular
@@ -55,7 +56,7 @@ def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MOD
     try:
         dispatchables = Fields(obj, str(model), "a model").optional("dispatchables", default={})
         if not isinstance(dispatchables, dict):
-            raise LayoutError(f"dispatchables = {short(dispatchables)}: expected an object")
+            raise LayoutError(f"dispatchables = {shown(dispatchables, json=True)}: expected an object")
         for name in dispatchables:
             check_text("dispatchable name", name)
         return named_tensors({name: read_dispatchable(name, value) for name, value in dispatchables.items()})
@@ -111,7 +112,7 @@ def list_files(
 
 def _text(where: str, value: Any) -> str:
     if not isinstance(value, str) or not value or "\0" in value:
-        raise LayoutError(f"{where}: {short(value)} is not a file name")
+        raise LayoutError(f"{where}: {shown(value, json=True)} is not a file name")
     return value
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .._json_fields import Fields, did_you_mean, short
+from .._json_fields import Fields, did_you_mean
+from .._validate import shown
 from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
@@ -72,7 +73,7 @@ class Model:
             value = root.required(field)
             if not isinstance(value, kind):
                 expected = "an object" if kind is dict else "an array"
-                raise LayoutError(f"{root.at(field)}: expected {expected}, not {short(value)}")
+                raise LayoutError(f"{root.at(field)}: expected {expected}, not {shown(value, json=True)}")
             parts[field] = value
         root.done()
         for field in ("resources", "dispatchables"):
@@ -208,7 +209,7 @@ class Model:
         ``initialValuesDataType`` in the backend's array module.
         """
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise LayoutError(f"iterations = {short(iterations)}: expected an integer of at least 1")
+            raise LayoutError(f"iterations = {shown(iterations, json=True)}: expected an integer of at least 1")
         folder = self.check_run(backend, output_dir=output_dir, max_written_bytes=max_written_bytes)
         xp = _array_module(backend)
         emit = log or (lambda line: None)

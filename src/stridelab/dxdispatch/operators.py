@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, short, uint
+from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, uint
+from .._validate import shown
 from ..desc import TensorDesc, json_desc_alignment, read_json_desc
 from ..errors import LayoutError
 from ..ops import cumulative_product, cumulative_summation, element_wise_identity, slice1
@@ -72,7 +73,9 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
     fields = Fields(obj, where, "a DirectML operator dispatchable")
     kind = fields.required("type", "Type")
     if not isinstance(kind, str):
-        raise LayoutError(f'{where}: type = {short(kind)}: expected an operator name, e.g. "DML_OPERATOR_SLICE1"')
+        raise LayoutError(
+            f'{where}: type = {shown(kind, json=True)}: expected an operator name, e.g. "DML_OPERATOR_SLICE1"'
+        )
     if kind.lower() in _OTHER_KINDS:
         raise LayoutError(
             f"{where}: type {kind!r}: stridelab runs DirectML operators ({', '.join(OPERATORS)}), not "
@@ -93,12 +96,14 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
             enum(f"{where}: executionFlags[{i}]", flag, "DML_EXECUTION_FLAG_", _EXECUTION_FLAGS)
     compile_type = fields.optional("dmlCompileType")
     if compile_type is not None and compile_type not in ("DmlCompileOp", "DmlCompileGraph"):
-        raise LayoutError(f"{where}: dmlCompileType = {short(compile_type)}: expected DmlCompileOp or DmlCompileGraph")
+        raise LayoutError(
+            f"{where}: dmlCompileType = {shown(compile_type, json=True)}: expected DmlCompileOp or DmlCompileGraph"
+        )
     bindings = fields.optional("bindings")
     if bindings not in (None, {}):
         raise LayoutError(
-            f"{where}: bindings {short(bindings)}: initialization bindings are for tensors owned by DirectML, "
-            "which stridelab does not support; bind every tensor in the dispatch command"
+            f"{where}: bindings {shown(bindings, json=True)}: initialization bindings are for tensors owned by "
+            "DirectML, which stridelab does not support; bind every tensor in the dispatch command"
         )
     kind_name = f"DML_{operator}_OPERATOR_DESC"
     if desc is None:  # DxDispatch then reads the desc's fields from the dispatchable itself

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .._json_fields import Fields, data_type_name, json_type, number, short, uint
+from .._json_fields import Fields, data_type_name, json_type, number, uint
 from .._memory import check_allocation
+from .._validate import shown
 from ..dtypes import DATA_TYPES, DataType, data_type
 from ..errors import LayoutError
 from .files import Folders, open_regular
@@ -62,7 +63,7 @@ def read_resource(name: str, obj: Any, folders: Folders) -> Resource:
     fields = Fields(obj, where, "a buffer resource")
     kind = fields.optional("type")
     if kind is not None and kind != "buffer":
-        raise LayoutError(f'{where}: type = {short(kind)}: the only resource type is "buffer"')
+        raise LayoutError(f'{where}: type = {shown(kind, json=True)}: the only resource type is "buffer"')
     values = fields.required("initialValues")
     type_name = fields.optional("initialValuesDataType")
     dtype = None if type_name is None else _data_type(fields.at("initialValuesDataType"), type_name)
@@ -117,7 +118,7 @@ def _initial_values(where: str, values: Any, dtype: DataType | None, folders: Fo
     if values == "deferred":
         raise LayoutError(f'{where}: "deferred" initial values are for ONNX outputs, and stridelab runs no ONNX')
     raise LayoutError(
-        f"{where}: initialValues = {short(values)} ({json_type(values)}): expected an array, "
+        f"{where}: initialValues = {shown(values, json=True)} ({json_type(values)}): expected an array, "
         '{"valueCount", "value"}, {"valueCount", "valueStart", "valueDelta"} or {"sourcePath"}'
     )
 
@@ -126,7 +127,7 @@ def _generated(where: str, values: dict, dtype: DataType) -> np.ndarray:
     fields = Fields(values, f"{where}: initialValues", "a constant or sequence initializer")
     count = fields.required("valueCount")
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise LayoutError(f"{fields.at('valueCount')} = {short(count)}: expected an integer of at least 1")
+        raise LayoutError(f"{fields.at('valueCount')} = {shown(count, json=True)}: expected an integer of at least 1")
     if "value" in fields:
         if "valueStart" in fields or "valueDelta" in fields:
             raise LayoutError(f"{where}: 'value' and 'valueStart'/'valueDelta' are mutually exclusive")
@@ -159,13 +160,13 @@ def _element(where: str, value: Any, dtype: DataType) -> Any:
             rounded = dtype.numpy_dtype.type(real)
         if np.isinf(rounded) and not math.isinf(real):
             raise LayoutError(
-                f"{where} = {short(value)} is outside the {dtype.name} range (largest "
+                f"{where} = {shown(value, json=True)} is outside the {dtype.name} range (largest "
                 f'{float(np.finfo(dtype.numpy_dtype).max):g}); write "inf" for an infinity'
             )
         return real
     if isinstance(value, bool) or not isinstance(value, int):
         expected = "an unsigned integer" if kind == "u" else "an integer"
-        raise LayoutError(f"{where} = {short(value)}: expected {expected} for {dtype.name}")
+        raise LayoutError(f"{where} = {shown(value, json=True)}: expected {expected} for {dtype.name}")
     info = np.iinfo(dtype.numpy_dtype)
     if not info.min <= value <= info.max:
         raise LayoutError(f"{where} = {value} is outside the {dtype.name} range {info.min} to {info.max}")
@@ -177,7 +178,7 @@ def _from_file(where: str, values: dict, dtype: DataType | None, folders: Folder
     source = fields.required("sourcePath")
     fields.done()
     if not isinstance(source, str) or not source:
-        raise LayoutError(f"{where}: sourcePath = {short(source)}: expected a file name")
+        raise LayoutError(f"{where}: sourcePath = {shown(source, json=True)}: expected a file name")
     suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
     if suffix in ("png", "jpg", "jpeg"):
         raise LayoutError(
