@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridelab as sl
-from stridelab import LayoutError, TensorDesc
+from stridelab import LayoutError, TensorDesc, _search
 from stridelab._analysis import self_collision
+from stridelab._search import Term, Work, last_search, scan, solve
 
 
 @st.composite
@@ -148,3 +149,116 @@ def test_offsets_past_64_bits_are_exact():
         assert (pair is None) == (not brute)
         if pair is not None:
             assert shift + a.offset_of(pair[0]) == b.offset_of(pair[1])
+
+
+# -- bounded work: arithmetic first, then a search of at most STEP_BUDGET steps ------------------------
+
+
+def test_the_same_strides_at_different_offsets_are_decided_by_arithmetic():
+    # the issue's case: 3001 * 1 == 1 + 2 * 1500, one row down from a is 1500 columns across from b
+    # (1 element further on); 2 steps at most, where a search would have enumerated 9M elements
+    d = TensorDesc("FLOAT32", (3000, 3000), (3001, 2))
+    first, second = sl.overlap(d, d, b_offset=1)
+    assert 3001 * first[0] + 2 * first[1] == 1 + 3001 * second[0] + 2 * second[1]
+    assert last_search().spent <= 2
+    # 4001 = 2 * 2000 + 1: one row down is one column too many; three rows down, 6002 columns
+    rows = TensorDesc("FLOAT32", (2000, 2000), (4001, 2))
+    assert sl.overlap(rows, rows, b_offset=1) is None
+    assert last_search().spent <= 2
+
+
+def brute_force(a, a_offset, b, b_offset):
+    """Every offset each description uses, listed element by element."""
+    ours = {a_offset + sum(c * s for c, s in zip(coords, a.strides)) for coords in np.ndindex(*a.sizes)}
+    theirs = {b_offset + sum(c * s for c, s in zip(coords, b.strides)) for coords in np.ndindex(*b.sizes)}
+    return ours & theirs
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.data())
+def test_one_description_against_itself_shifted_agrees_with_brute_force(data):
+    rank = data.draw(st.integers(1, 4))
+    sizes = data.draw(st.lists(st.integers(1, 9), min_size=rank, max_size=rank))
+    strides = data.draw(st.lists(st.integers(0, 40), min_size=rank, max_size=rank))
+    desc = TensorDesc("INT32", sizes, strides)
+    a_offset, b_offset = data.draw(st.integers(0, 60)), data.draw(st.integers(0, 60))
+    pair = sl.overlap(desc, desc, a_offset=a_offset, b_offset=b_offset)
+    assert (pair is None) == (not brute_force(desc, a_offset, desc, b_offset))
+    if pair is not None:
+        assert a_offset + desc.offset_of(pair[0]) == b_offset + desc.offset_of(pair[1])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(small_descs(max_rank=4), small_descs(max_rank=4), st.integers(0, 30), st.integers(0, 30))
+def test_overlap_of_up_to_eight_dimensions_between_them_agrees_with_brute_force(a, b, a_offset, b_offset):
+    pair = sl.overlap(a, b, a_offset=a_offset, b_offset=b_offset)
+    assert (pair is None) == (not brute_force(a, a_offset, b, b_offset))
+    if pair is not None:
+        assert a_offset + a.offset_of(pair[0]) == b_offset + b.offset_of(pair[1])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.data())
+def test_solve_and_scan_agree_with_brute_force(data):
+    count = data.draw(st.integers(0, 4))
+    terms = [
+        Term(data.draw(st.sampled_from([-7, -3, -2, -1, 1, 2, 5, 6, 11])), low, low + data.draw(st.integers(0, 5)))
+        for low in data.draw(st.lists(st.integers(-4, 4), min_size=count, max_size=count))
+    ]
+    target = data.draw(st.integers(-30, 30))
+    values = solve(terms, target, Work("test"))
+    ranges = [range(t.low, t.high + 1) for t in terms]
+    solvable = any(sum(t.coefficient * v for t, v in zip(terms, vs)) == target for vs in itertools.product(*ranges))
+    assert (values is not None) == solvable
+    if values is not None:
+        assert sum(t.coefficient * v for t, v in zip(terms, values)) == target
+        assert all(v in r for v, r in zip(values, ranges))
+    # the same question as a scan: our offsets (moved by shift) looked up among theirs, sorted or decoded
+    ours = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)), None
+    ours = ours[0], data.draw(st.lists(st.integers(1, 9), min_size=len(ours[0]), max_size=len(ours[0])))
+    theirs = [3, 2], [1, 3]  # offsets 0..5, nested
+    shift = data.draw(st.integers(-20, 5))
+    found = scan(ours, shift, theirs, data.draw(st.booleans()), Work("test"))
+    mine = {shift + sum(c * s for c, s in zip(cs, ours[1])) for cs in itertools.product(*map(range, ours[0]))}
+    assert (found is not None) == bool(mine & set(range(6)))
+    if found is not None:
+        assert shift + sum(c * s for c, s in zip(found[0], ours[1])) == sum(c * s for c, s in zip(found[1], [1, 3]))
+
+
+def test_a_search_past_its_budget_stops_there_and_names_it(monkeypatch):
+    # three dimensions a side, with strides that neither nest nor match: 6 unknowns, whose ranges
+    # nothing narrows; the cheapest search looks 64000 offsets of one side up among the other's
+    a = TensorDesc("UINT8", (40, 40, 40), (1601, 41, 1))
+    b = TensorDesc("UINT8", (40, 40, 40), (1607, 43, 3))
+    assert sl.overlap(a, b, b_offset=1) is not None and last_search().spent <= 3 * 64000
+    monkeypatch.setattr(_search, "STEP_BUDGET", 50_000)  # not enough to sort the other side's offsets
+    with pytest.raises(LayoutError, match=r"share an element is not decided within the search budget of 50000 steps"):
+        sl.overlap(a, b, b_offset=1)
+    assert last_search().spent == 0
+
+
+def test_the_issues_searches_end_within_the_budget():
+    # two 125M-element layouts that neither nest nor share strides: every way to decide it costs more
+    # than the budget, so it is refused before any work
+    a = TensorDesc("UINT8", (500, 500, 500), (250001, 499, 1))
+    b = TensorDesc("UINT8", (500, 500, 500), (250003, 503, 3))
+    with pytest.raises(LayoutError, match=rf"within the search budget of {_search.STEP_BUDGET} steps"):
+        sl.overlap(a, b, b_offset=7)
+    assert last_search().spent == 0
+    # a search that may stop early runs in chunks and stops at the budget
+    chunked = Work("a test", budget=3 * _search.CHUNK + 5)
+    with pytest.raises(LayoutError, match=r"after 196613 steps without finding a shared element"):
+        solve([Term(2, 0, 999), Term(4, 0, 999), Term(6, -(10**6), 10**6), Term(8, -(10**6), 10**6)], 1, chunked)
+    assert chunked.spent == 3 * 65536 + 5 == 196613
+
+
+def test_an_output_interleaved_with_its_input_is_checked_in_two_steps():
+    # out and x: (2000, 2000):(4001, 2), one element apart; the search it once took (3.8 s) is
+    # now two equations in the row and column differences
+    rows = TensorDesc("FLOAT32", (2000, 2000), (4001, 2))
+    arena = np.arange(rows.last_offset + 2, dtype=np.float32)  # below 2**24: each value exact
+    expected = np.lib.stride_tricks.as_strided(arena, (2000, 2000), (4001 * 4, 2 * 4)).copy()
+    out = sl.StridedTensor(rows, arena[1:])
+    sl.element_wise_identity(sl.StridedTensor(rows, arena), out)
+    assert last_search().spent <= 2
+    np.testing.assert_array_equal(np.lib.stride_tricks.as_strided(arena[1:], (2000, 2000), (4001 * 4, 8)), expected)

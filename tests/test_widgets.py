@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -767,3 +768,101 @@ def test_review_fixes_keep_state_and_cost_bounded():
         walk.step.value = step
         windows.add(walk.view.scenes[0].window.starts)
     assert len(windows) <= 6
+
+
+def masked_message(field: str) -> str:
+    return re.escape(f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data")
+
+
+def test_views_refuse_a_masked_source():
+    # a drawing of the data under the mask would show values the array hides
+    MASKED = np.ma.array(np.array([1, 2, 3, 4], np.float32), mask=[False, True, False, False])
+    with pytest.raises(TypeError, match=masked_message("source")):
+        sl.MemoryMapView(MASKED)
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (4,)))
+    with pytest.raises(TypeError, match=masked_message("source")):
+        view.source = MASKED
+    with pytest.raises(TypeError, match=masked_message("b")):
+        sl.compare("W", MASKED, sizes=(4,))
+    for explorer in (sl.SliceExplorer, sl.CumulativeSummationExplorer):
+        with pytest.raises(TypeError, match=masked_message("x")):
+            explorer(MASKED)
+
+
+# -- what the page can send, and budgets checked before any drawing ---------------------------------
+
+
+FORGED = [
+    ({"panel": 0, "slot": 10**12}, sl.LayoutError, r"selected\['slot'\] = 1000000000000 is out of range"),
+    ({"panel": 0, "slot": float("nan")}, TypeError, r"selected\['slot'\] must be an integer, not float nan"),
+    ({"panel": 0, "slot": 1.7}, TypeError, r"selected\['slot'\] must be an integer, not float 1.7"),
+    ({"panel": 0, "slot": True}, TypeError, r"selected\['slot'\] must be an integer, not bool"),
+    ({"panel": 0, "slot": "3"}, TypeError, r"selected\['slot'\] must be an integer, not str '3'"),
+    ({"panel": 0, "slot": -1}, sl.LayoutError, r"selected\['slot'\] = -1 is out of range for a buffer of 9000000"),
+    ({"panel": 1, "slot": 3}, sl.LayoutError, r"selected\['panel'\] = 1 is out of range for 1 panels"),
+    ({"slot": 3}, sl.LayoutError, r"selected = \{'slot': 3\}: a selection is \{\} or"),
+    # beyond the memory-map limit only the drawn slots are known: slot 5000 is outside the window
+    ({"panel": 0, "slot": 5000}, sl.LayoutError, "slot 5000 is not drawn, and beyond the memory-map limit"),
+]
+
+
+@pytest.mark.parametrize(("forged", "error", "match"), FORGED)
+def test_a_forged_selection_is_refused_and_the_selection_kept(forged, error, match):
+    view = sl.MemoryMapView(sl.TensorDesc("UINT8", (3000, 3000)))  # windowed: 9M elements
+    view.select((1, 2))
+    kept = {"slot": 3002, "byte": 3002, "kind": "element", "label": "3002", "elements": [(1, 2)], "complete": False}
+    with pytest.raises(error, match=match):
+        view.set_state({"selected": forged})  # as a message from the page
+    assert view.selected == {"panel": 0, "slot": 3002} and view.selection == kept
+    with pytest.raises(error, match=match):
+        view.selected = forged  # and from Python
+    assert view.selection == kept
+
+
+def test_a_selection_on_a_map_of_two_panels_names_one_of_them():
+    c = sl.compare()  # 12 slots a side
+    c.set_state({"selected": {"panel": 1, "slot": 11}})
+    assert c.selected == {"panel": 1, "slot": 11}
+    with pytest.raises(sl.LayoutError, match=r"selected\['panel'\] = 2 is out of range for 2 panels"):
+        c.set_state({"selected": {"panel": 2, "slot": 0}})
+    with pytest.raises(sl.LayoutError, match=r"selected\['slot'\] = 12 is out of range for a buffer of 12 slots"):
+        c.set_state({"selected": {"panel": 0, "slot": 12}})
+    assert c.selected == {"panel": 1, "slot": 11}
+
+
+def test_the_page_sets_only_the_selection_and_the_width():
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (2, 3)))
+    panels = view.panels
+    view.set_state({"panels": [], "marks": [{"cells": {}}], "copy_lines": ["forged"], "stale": True})
+    assert view.panels == panels and view.marks == [] and view.copy_lines == ["FLOAT32 (2,3):(3,1)"]
+    assert view.stale is False
+    with pytest.raises(sl.LayoutError, match=r"available_width = 1000000000: a width in pixels is 0 to 32768"):
+        view.set_state({"available_width": 10**9})
+    assert view.available_width == 0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d, n: sl.MemoryMapView(d, max_cells=n),
+        lambda d, n: sl.compare(d, d, max_cells=n),
+        lambda d, n: sl.explore((3000, 3000), max_cells=n),
+        lambda d, n: sl.SliceExplorer(np.zeros((3000, 3000), np.uint8), max_cells=n),
+        lambda d, n: sl.CumulativeSummationExplorer(np.zeros((3000, 3000), np.uint32), max_cells=n),
+        lambda d, n: sl.render_svg(d, max_cells=n),
+    ],
+)
+def test_max_cells_past_the_cap_is_refused_before_drawing(make, monkeypatch):
+    # max_cells = 10**9 ran for more than a minute; the cap (16384 cells: 0.5 s and 10 MB of SVG)
+    # is checked before any cell is laid out
+    import stridelab.render.scene as scene
+
+    desc = sl.TensorDesc("UINT8", (3000, 3000))
+    monkeypatch.setattr(scene, "_logical", lambda *args: pytest.fail("laid out cells past the cap"))
+    with pytest.raises(sl.LayoutError, match=r"max_cells = 1000000000: at most 16384 cells are drawn"):
+        make(desc, 10**9)
+
+
+def test_max_cells_at_the_cap_is_drawn():
+    view = sl.MemoryMapView(sl.TensorDesc("UINT8", (128, 256)), max_cells=16384)
+    assert len(view.panels[0]["cells"]["coords"]) == 128 * 256 // 2

@@ -15,7 +15,8 @@ They are decided without guessing:
   ``ENUMERATION_LIMIT``;
 * otherwise by refusing with :class:`~stridelab.errors.LayoutError`.
 
-:func:`overlap` decides the same question for two descriptions over one buffer.
+:func:`overlap` decides the same question for two descriptions over one buffer, within a budget
+of work counted in steps (see :mod:`stridelab._search`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any, NamedTuple, SupportsIndex
 
 import numpy as np
 
+from ._search import Term, Work, scan, solve, solve_cost
 from ._validate import int_value, wrong_type
 from .errors import LayoutError
 
@@ -35,11 +37,6 @@ __all__ = ["ENUMERATION_LIMIT", "LayoutFacts", "analyze", "logical_offsets", "ov
 #: The most elements :func:`analyze` enumerates for a description whose strides do not nest: the
 #: memory-map budget (:data:`stridelab.memmap.DEFAULT_LIMIT`), a fraction of a second of work.
 ENUMERATION_LIMIT = 4_000_000
-
-#: The most elements :func:`overlap` decodes, in chunks of ``_CHUNK``, against a description whose
-#: strides nest (a few seconds of work at most).
-DECODE_LIMIT = 16 * ENUMERATION_LIMIT
-_CHUNK = 1 << 20
 
 _INT64_SAFE = 1 << 62
 
@@ -183,12 +180,13 @@ def overlap(
     (of ``a``, of ``b``) that land on the same element.
 
     ``a_offset`` and ``b_offset`` are where each description starts in the buffer, in elements; both
-    must have the same element size (else TypeError). Exact at any size where the gcd of all strides
-    does not divide the distance between the starts, where the two buffers' spans do not meet, and
-    where the two descriptions have at most two dimensions of size > 1 between them (by the extended
-    Euclidean algorithm); otherwise a search: one description's offsets, in chunks, decoded in the
-    other where its strides nest (up to ``DECODE_LIMIT`` elements), else both sides' offsets
-    intersected (up to ``ENUMERATION_LIMIT`` each); past that a LayoutError names the budget.
+    must have the same element size (else TypeError). Decided by arithmetic where the gcd of all
+    strides does not divide the distance between the starts, where the two spans do not meet, and
+    where the dimensions left over (those of equal stride in ``a`` and ``b`` taken together, so the
+    same strides at different offsets leave one per stride) number at most two, or where narrowing
+    each one's range by the others' leaves few choices; otherwise by enumerating one side's offsets,
+    decoded in the other where its strides nest. Whichever is cheaper; the work is bounded by
+    :data:`stridelab._search.STEP_BUDGET` steps, past which a LayoutError names the budget.
 
     >>> from stridelab import TensorDesc
     >>> even = TensorDesc("FLOAT32", (4, 1000), (2000, 2))          # every other element
@@ -211,54 +209,76 @@ def overlap(
     for name, value in (("a_offset", a_offset), ("b_offset", b_offset)):
         if value < 0:
             raise LayoutError(f"{name} = {value}: an offset into the buffer is 0 or more")
+    work = Work(f"whether {a} and {b} share an element")
     if a_offset + a.last_offset < b_offset or b_offset + b.last_offset < a_offset:
         return None
     da, db = _reduced(a.sizes, a.strides, peel=False), _reduced(b.sizes, b.strides, peel=False)
     target = b_offset - a_offset  # sum of a's steps - sum of b's steps must make up this distance
     g = math.gcd(*(d.stride for d in (*da, *db)))
     if g == 0 or target % g:
-        return (_coords(a.dimension_count, [], []), _coords(b.dimension_count, [], [])) if target == 0 else None
-    terms = [(d, 1) for d in da] + [(d, -1) for d in db]
-    if len(terms) <= 2:
-        steps = _solve([sign * d.stride for d, sign in terms], [d.size for d, _ in terms], target)
-        if steps is None:
+        return ((0,) * a.dimension_count, (0,) * b.dimension_count) if target == 0 else None
+    terms, owners = _terms(da, db, merge=len(da) + len(db) > 2)
+    if len(terms) > 2 and target == 0:  # both start at one element
+        return (0,) * a.dimension_count, (0,) * b.dimension_count
+    plans = [(solve_cost(terms), 0)]
+    count_a, count_b = _product([d.size for d in da]), _product([d.size for d in db])
+    plans.append((count_a + (0 if _nests(db) else count_b), 1))
+    plans.append((count_b + (0 if _nests(da) else count_a), 2))
+    plan = min(plans)[1]
+    if plan == 0:
+        values = solve(terms, target, work)
+        if values is None:
             return None
-        return _coords(a.dimension_count, da, steps[: len(da)]), _coords(b.dimension_count, db, steps[len(da) :])
-    return _search(a, da, a_offset, b, db, b_offset)
+        steps_a, steps_b = _steps_of(values, owners, len(da), len(db))
+    else:
+        ours, theirs, shift = (da, db, a_offset - b_offset) if plan == 1 else (db, da, b_offset - a_offset)
+        found = scan(_sizes_strides(ours), shift, _sizes_strides(theirs), _nests(theirs), work)
+        if found is None:
+            return None
+        steps_a, steps_b = found if plan == 1 else found[::-1]
+    return _coords(a.dimension_count, da, steps_a), _coords(b.dimension_count, db, steps_b)
 
 
-def _solve(coefficients: Sequence[int], sizes: Sequence[int], target: int) -> list[int] | None:
-    """Steps ``0 <= x[i] < sizes[i]`` with ``sum(coefficients[i] * x[i]) == target``, for one or
-    two non-zero coefficients, or None; ``target`` is a multiple of their gcd (overlap checks it)."""
-    if len(coefficients) == 1:
-        (c,), (n,) = coefficients, sizes
-        return [target // c] if 0 <= target // c < n else None
-    (c1, c2), (n1, n2) = coefficients, sizes
-    g, p, q = _extended_gcd(abs(c1), abs(c2))
-    p, q = p * (1 if c1 > 0 else -1), q * (1 if c2 > 0 else -1)  # p * c1 + q * c2 == g
-    x0, y0, along_x, along_y = p * (target // g), q * (target // g), c2 // g, -(c1 // g)
-    low, high = _steps_within(x0, along_x, n1 - 1), _steps_within(y0, along_y, n2 - 1)  # x = x0 + k * along_x
-    first, last = max(low[0], high[0]), min(low[1], high[1])
-    if first > last:
-        return None
-    return [x0 + first * along_x, y0 + first * along_y]
+def _sizes_strides(dims: Sequence[_Dim]) -> tuple[list[int], list[int]]:
+    return [d.size for d in dims], [d.stride for d in dims]
 
 
-def _steps_within(start: int, step: int, top: int) -> tuple[int, int]:
-    """The range of k with ``0 <= start + k * step <= top`` (``step`` non-zero)."""
-    if step > 0:
-        return -(start // step), (top - start) // step
-    return -((top - start) // -step), start // -step
+Owner = tuple[int | None, int | None]
 
 
-def _extended_gcd(a: int, b: int) -> tuple[int, int, int]:
-    """``(g, p, q)`` with ``p * a + q * b == g == gcd(a, b)``, for a, b > 0."""
-    p0, q0, p1, q1 = 1, 0, 0, 1
-    while b:
-        quotient, a, b = a // b, b, a % b
-        p0, p1 = p1, p0 - quotient * p1
-        q0, q1 = q1, q0 - quotient * q1
-    return a, p0, q0
+def _terms(da: Sequence[_Dim], db: Sequence[_Dim], merge: bool) -> tuple[list[Term], list[Owner]]:
+    """The unknowns of ``sum(a's strides * steps) - sum(b's strides * steps) == distance``, with the
+    dimensions (of a, of b) each stands for. With ``merge``, a dimension of a and one of b with the
+    same stride make one unknown, their difference (a's step minus b's), from ``-(b's size - 1)``
+    to ``a's size - 1``: any value of it is made by one step count at 0 and the other at its value."""
+    terms: list[Term] = []
+    owners: list[Owner] = []
+    unmatched = list(range(len(db)))
+    for i, d in enumerate(da):
+        j = next((j for j in unmatched if db[j].stride == d.stride), None) if merge else None
+        if j is None:
+            terms.append(Term(d.stride, 0, d.size - 1))
+        else:
+            unmatched.remove(j)
+            terms.append(Term(d.stride, 1 - db[j].size, d.size - 1))
+        owners.append((i, j))
+    for j in unmatched:
+        terms.append(Term(-db[j].stride, 0, db[j].size - 1))
+        owners.append((None, j))
+    return terms, owners
+
+
+def _steps_of(values: Sequence[int], owners: Sequence[Owner], rank_a: int, rank_b: int) -> tuple[list, list]:
+    """Steps along a's and b's reduced dimensions from the unknowns' values (see :func:`_terms`)."""
+    steps_a, steps_b = [0] * rank_a, [0] * rank_b
+    for v, (i, j) in zip(values, owners):
+        if i is not None and j is not None:
+            steps_a[i], steps_b[j] = max(v, 0), max(-v, 0)
+        elif i is not None:
+            steps_a[i] = v
+        elif j is not None:
+            steps_b[j] = v
+    return steps_a, steps_b
 
 
 def _nests(dims: Sequence[_Dim]) -> bool:
@@ -269,85 +289,3 @@ def _nests(dims: Sequence[_Dim]) -> bool:
             return False
         extent += (d.size - 1) * d.stride
     return True
-
-
-def _search(a: Any, da: list[_Dim], a_offset: int, b: Any, db: list[_Dim], b_offset: int) -> tuple | None:
-    """Enumerate one description's offsets, in chunks, and decode each in the other where its strides
-    nest (up to ``DECODE_LIMIT`` elements); where neither nests, intersect both sides' offsets (up to
-    ``ENUMERATION_LIMIT`` each)."""
-    count_a, count_b = _product([d.size for d in da]), _product([d.size for d in db])
-    decodable = [(count_a, False)] if _nests(db) else []
-    decodable += [(count_b, True)] if _nests(da) else []
-    what = f"whether {a} and {b} share an element"
-    if decodable:
-        count, swapped = min(decodable)
-        if count > DECODE_LIMIT:
-            raise LayoutError(f"{what} is not decided: it would decode {count} elements (budget {DECODE_LIMIT})")
-    elif max(count_a, count_b) > ENUMERATION_LIMIT:
-        raise _budget_error(what, max(count_a, count_b), ENUMERATION_LIMIT)
-    else:
-        swapped = False
-    if swapped:
-        a, da, a_offset, b, db, b_offset = b, db, b_offset, a, da, a_offset
-    shift = a_offset - b_offset  # an offset of a, relative to b's start
-    wide = a.last_offset + b.last_offset + abs(shift) >= _INT64_SAFE  # past int64: Python ints
-    found = _decode_chunks(da, shift, db, wide) if decodable else _intersect(da, shift, db, wide)
-    if found is None:
-        return None
-    steps_a, steps_b = found
-    pair = _coords(a.dimension_count, da, steps_a), _coords(b.dimension_count, db, steps_b)
-    return (pair[1], pair[0]) if swapped else pair
-
-
-def _chunk_offsets(dims: Sequence[_Dim], first: int, stop: int, wide: bool) -> np.ndarray:
-    """Offsets of the elements ``first`` to ``stop - 1`` (row-major over ``dims``)."""
-    offsets = np.zeros(stop - first, dtype=object if wide else np.int64)
-    if dims:  # no dimensions: a single element, at 0
-        steps = np.unravel_index(np.arange(first, stop, dtype=np.int64), [d.size for d in dims])
-        for d, step in zip(dims, steps):
-            offsets += step.astype(offsets.dtype) * d.stride
-    return offsets
-
-
-def _steps(index: int, dims: Sequence[_Dim]) -> list[int]:
-    """The steps along ``dims`` of the element ``index`` in row-major order."""
-    return [int(v) for v in np.unravel_index(index, [d.size for d in dims])] if dims else []
-
-
-def _decode_chunks(da: list[_Dim], shift: int, db: list[_Dim], wide: bool) -> tuple | None:
-    count = _product([d.size for d in da])
-    for first in range(0, count, _CHUNK):
-        relative = _chunk_offsets(da, first, min(count, first + _CHUNK), wide) + shift
-        hit = _decode(relative, db)
-        if hit is not None:
-            index, steps_b = hit
-            return _steps(first + index, da), steps_b
-    return None
-
-
-def _intersect(da: list[_Dim], shift: int, db: list[_Dim], wide: bool) -> tuple | None:
-    ours = _chunk_offsets(da, 0, _product([d.size for d in da]), wide) + shift
-    theirs = _chunk_offsets(db, 0, _product([d.size for d in db]), wide)
-    _, in_a, in_b = np.intersect1d(ours, theirs, return_indices=True)
-    if not in_a.size:
-        return None
-    return _steps(int(in_a[0]), da), _steps(int(in_b[0]), db)
-
-
-def _decode(relative: np.ndarray, dims: list[_Dim]) -> tuple[int, list[int]] | None:
-    """The first of the ``relative`` offsets that is one of the offsets of ``dims`` (whose strides
-    nest), as its index and its steps along ``dims``; None if there is none."""
-    rest = relative.copy()
-    valid = np.asarray(rest >= 0, dtype=bool)
-    steps = []
-    for d in reversed(dims):  # outermost first: each step count is determined, as the rest is smaller
-        step = np.where(valid, rest // d.stride, 0)
-        valid &= np.asarray(step < d.size, dtype=bool)
-        rest = rest - step * d.stride
-        steps.append(step)
-    valid &= np.asarray(rest == 0, dtype=bool)
-    hits = np.flatnonzero(valid)
-    if not hits.size:
-        return None
-    k = int(hits[0])
-    return k, [int(s[k]) for s in reversed(steps)]

@@ -45,6 +45,7 @@ __all__ = [
     "int_parameter",
     "prepare",
     "read_input",
+    "refuse_masked",
     "validate_only",
 ]
 
@@ -76,7 +77,18 @@ def read_input(x: Any) -> Operand:
         return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, 0, _device_of(x.buffer))
     if not isinstance(x, np.ndarray) and not is_cupy_array(x):
         raise wrong_type("x", "a StridedTensor or a numpy or cupy array", x)
+    refuse_masked("x", x)
     return _read_array(x)
+
+
+def refuse_masked(field: str, value: Any) -> None:
+    """Refuse a numpy masked array: its mask would be dropped silently (``np.ma.cumsum`` skips
+    masked elements, a strided read would add the values under the mask)."""
+    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
+    if ma is not None and isinstance(value, ma.MaskedArray):
+        raise TypeError(
+            f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+        )
 
 
 def _tensor_buffer(x: StridedTensor) -> Any:
@@ -173,6 +185,7 @@ def check_output(
     """
     if not isinstance(out, StridedTensor):
         raise wrong_type("out", "a StridedTensor (wrap an array with StridedTensor.from_array)", out)
+    refuse_masked("out", out.buffer)
     if is_cupy_array(out.buffer) != is_cupy_array(x.buffer):
         raise TypeError(
             f"x lives in {location(x.buffer)} but out lives in {location(out.buffer)}; stridelab never moves "

@@ -17,6 +17,7 @@ from ..memmap import DEFAULT_LIMIT
 from ..ops._common import read_input
 from ..render.scene import Scene, build_scene
 from ..render.svg import check_scale
+from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
@@ -78,6 +79,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
     def _start(
         self, x: Any, controls: list[w.Widget], max_cells: int, scale: float = 1.0, limit: int = DEFAULT_LIMIT
     ) -> None:
+        max_cells = checked_max_cells(max_cells)
         self.x = x
         self.input = as_tensor(x)
         reversed_axes = negative_axes(x)

@@ -15,16 +15,33 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import numpy as np
 import traitlets
 
+from .._validate import shown
+from ..errors import LayoutError
 from ..render.picture import picture_bundle
 from ..render.scene import WRAP_WIDTH, Scene
 from ..render.svg import KIND_NAMES, pictures_svg, scene_svg
 
-__all__ = ["MapWidget", "StaticFallback", "panel_data"]
+__all__ = ["MapWidget", "RefusedType", "RefusedValue", "StaticFallback", "panel_data"]
 
 _STATIC = Path(__file__).parent / "static"
 _MIN_LAYOUT_WIDTH = 300  # narrower reports (a hidden or collapsed output) keep WRAP_WIDTH
+_MAX_LAYOUT_WIDTH = 32768
+#: Traits only Python sets: what the page sends for them is ignored.
+_PYTHON_ONLY = frozenset({"panels", "marks", "stacked", "stale", "copy_lines"})
+
+
+class RefusedValue(LayoutError, traitlets.TraitError):
+    """A trait value refused: a LayoutError, and a TraitError so that traitlets puts the old value
+    back (also where the value came in with others, as from the page)."""
+
+
+class RefusedType(TypeError, traitlets.TraitError):
+    """A trait value of the wrong type refused (see :class:`RefusedValue`)."""
+
+
 _KINDS = [KIND_NAMES[k] for k in sorted(KIND_NAMES)]
 
 
@@ -133,6 +150,44 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
     stale = traitlets.Bool(False).tag(sync=True)
     available_width = traitlets.Int(0).tag(sync=True)
     copy_lines = traitlets.List(traitlets.Unicode()).tag(sync=True)
+
+    def set_state(self, sync_data: dict) -> None:
+        """Take what the page sends: a selection and a width, each checked by its validator (a
+        value refused there leaves the trait as it was); the drawings are Python's alone."""
+        super().set_state({key: value for key, value in sync_data.items() if key not in _PYTHON_ONLY})
+
+    @traitlets.validate("selected")
+    def _check_selected(self, proposal: Any) -> dict:
+        """``{}``, or ``{"panel": p, "slot": offset}`` naming a panel shown and a slot of its
+        buffer (see :meth:`_check_slot`); anything else is refused, and the selection kept."""
+        value = proposal["value"]
+        if not value:
+            return {}
+        if set(value) != {"panel", "slot"}:
+            raise RefusedValue(f"selected = {shown(value)}: a selection is {{}} or {{'panel': p, 'slot': offset}}")
+        for key in ("panel", "slot"):
+            number = value[key]
+            if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+                raise RefusedType(f"selected[{key!r}] must be an integer, not {type(number).__name__} {shown(number)}")
+        panel, slot = int(value["panel"]), int(value["slot"])
+        scenes = self.scenes
+        if not 0 <= panel < len(scenes):
+            raise RefusedValue(f"selected['panel'] = {panel} is out of range for {len(scenes)} panels")
+        self._check_slot(scenes[panel], slot)
+        return {"panel": panel, "slot": slot}
+
+    def _check_slot(self, scene: Scene, slot: int) -> None:
+        """Refuse a slot outside the panel's buffer."""
+        count = scene.desc.slot_count
+        if not 0 <= slot < count:
+            raise RefusedValue(f"selected['slot'] = {slot} is out of range for a buffer of {count} slots")
+
+    @traitlets.validate("available_width")
+    def _check_width(self, proposal: Any) -> int:
+        width = proposal["value"]
+        if not 0 <= width <= _MAX_LAYOUT_WIDTH:
+            raise RefusedValue(f"available_width = {shown(width)}: a width in pixels is 0 to {_MAX_LAYOUT_WIDTH}")
+        return width
 
     @property
     def layout_width(self) -> int:

@@ -12,6 +12,7 @@ from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene, build_scene
 from ..render.summary import layout_name
 from ..render.svg import check_scale
+from ..render.window import checked_max_cells
 from ._panels import MapWidget
 from .memory_map_view import as_source, desc_of, static_options
 
@@ -39,7 +40,8 @@ class Comparison(MapWidget):
     ) -> None:
         super().__init__()
         self._scale = check_scale(scale)
-        sources = [as_source(a), as_source(b)]
+        max_cells = checked_max_cells(max_cells)
+        sources = [as_source(a, "a"), as_source(b, "b")]
         descs = [desc_of(s) for s in sources]
         if descs[0].sizes != descs[1].sizes:
             raise LayoutError(
@@ -71,14 +73,14 @@ class Comparison(MapWidget):
         return f"Comparison({self._sources[0]!r}, {self._sources[1]!r})"
 
 
-def _side(value: Any, sizes: Sequence[int], data_type: str) -> tuple[Any, str]:
+def _side(value: Any, sizes: Sequence[int], data_type: str, field: str) -> tuple[Any, str]:
     """A layout (name or permutation) as a description over ``sizes``; anything else as is."""
     if isinstance(value, str) or (
         isinstance(value, Sequence) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
         desc = TensorDesc(data_type, sizes, layout_strides(value, sizes))
         return desc, value if isinstance(value, str) else f"order {list(value)}"
-    source = as_source(value)
+    source = as_source(value, field)
     return source, layout_name(desc_of(source)) or "strided"
 
 
@@ -119,7 +121,7 @@ def compare(
     >>> [s.strides for s in c.sources]
     [(12, 4, 2, 1), (12, 1, 6, 3)]
     """
-    (sa, na), (sb, nb) = _side(a, sizes, data_type), _side(b, sizes, data_type)
+    (sa, na), (sb, nb) = _side(a, sizes, data_type, "a"), _side(b, sizes, data_type, "b")
     return Comparison(
         sa, sb, names=(na, nb), max_cells=max_cells, columns=columns, window=window, limit=limit, scale=scale
     )

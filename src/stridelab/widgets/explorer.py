@@ -8,7 +8,7 @@ from html import escape
 import ipywidgets as w
 import numpy as np
 
-from .._validate import at_least, known_keywords
+from .._validate import at_least, known_keywords, shown
 from ..desc import TensorDesc, layout_strides
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
@@ -16,6 +16,7 @@ from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene
 from ..render.summary import DIMENSION_LETTERS, layout_names
+from ..render.window import checked_max_cells
 from ._panels import StaticFallback
 from .memory_map_view import MemoryMapView
 
@@ -36,7 +37,7 @@ def _parse_ints(text: str, field: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.replace("(", "").replace(")", "").split(",") if part.strip())
     except ValueError:
-        raise LayoutError(f"{field} {text!r} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
+        raise LayoutError(f"{field} {shown(text)} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
 
 
 def _checked_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -128,7 +129,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         sizes = _checked_sizes(sizes)
         max_size = at_least("max_size", max_size, 1)  # a larger initial size widens its slider
         max_padding = at_least("max_padding", max_padding, 0)
-        max_cells = at_least("max_cells", max_cells, 1)
+        max_cells = checked_max_cells(max_cells)
         data_type = _resolve_data_type(data_type).name
         if strides is not None:
             layout = CUSTOM

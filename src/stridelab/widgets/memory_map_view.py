@@ -11,10 +11,12 @@ from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
+from ..ops._common import refuse_masked
 from ..render.scene import Scene, build_scene, resolve
 from ..render.svg import KIND_NAMES, check_scale
+from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
-from ._panels import MapWidget
+from ._panels import MapWidget, RefusedValue
 
 __all__ = ["MemoryMapView"]
 
@@ -24,14 +26,16 @@ VIEW_MAX_CELLS = 256
 STATIC_MAX_CELLS = 64
 
 
-def as_source(obj: Any) -> TensorDesc | MemoryMap | StridedTensor:
-    """A description, map or strided tensor as it is; a numpy or cupy array as a strided tensor."""
+def as_source(obj: Any, field: str = "source") -> TensorDesc | MemoryMap | StridedTensor:
+    """A description, map or strided tensor as it is; a numpy or cupy array (``field``, for
+    messages) as a strided tensor."""
     if isinstance(obj, (TensorDesc, MemoryMap, StridedTensor)):
         return obj
     if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
+        refuse_masked(field, obj)
         _refuse_negative_strides(obj)
         return StridedTensor.from_array(obj)
-    raise wrong_type("source", "a TensorDesc, MemoryMap, StridedTensor or array", obj)
+    raise wrong_type(field, "a TensorDesc, MemoryMap, StridedTensor or array", obj)
 
 
 def _refuse_negative_strides(array: Any) -> None:
@@ -118,7 +122,7 @@ class MemoryMapView(MapWidget):
         super().__init__()
         self._scale = check_scale(scale)
         self._options: dict[str, Any] = {
-            "max_cells": max_cells,
+            "max_cells": checked_max_cells(max_cells),
             "columns": columns,
             "start": start,
             "window": window,
@@ -188,6 +192,18 @@ class MemoryMapView(MapWidget):
     def _memory_map(self) -> MemoryMap | None:
         """The source's memory map within the view's budget (as its drawing was built); None beyond it."""
         return resolve(self._source, self._options["limit"])[1]
+
+    def _check_slot(self, scene: Scene, slot: int) -> None:
+        """A slot of the buffer; beyond the memory-map ``limit``, where only the drawn slots are
+        worked out, one of those."""
+        super()._check_slot(scene, slot)
+        desc, limit = scene.desc, self._options["limit"]
+        beyond = not isinstance(self._source, MemoryMap) and max(desc.element_count, desc.slot_count) > limit
+        if beyond and slot not in scene.slot_offsets:
+            raise RefusedValue(
+                f"slot {slot} is not drawn, and beyond the memory-map limit of {limit} elements only the drawn "
+                "slots are worked out: move the window (start=) to it"
+            )
 
     def select(self, coords: Any = None, *, slot: int | None = None) -> None:
         """Select the slot of the element at logical ``coords``, or ``slot`` (an element offset);
