@@ -206,3 +206,19 @@ def test_the_command_line_explains_a_layout(capsys):
     assert "DirectML                        packed NHWC" in out and "to reach NHWC                   already" in out
     assert cli.main(["explain", "FLOAT32 (2,3)"]) == 2
     assert "stridelab explain: error: layout '(2,3)' has no ':stride' part" in capsys.readouterr().err
+
+
+def test_an_undecided_overlap_leaves_packed_undecided_too():
+    # 170**3 = 4913000 elements: past the overlap search's budget, so neither packed nor not
+    report = sl.explain(TensorDesc("INT8", (170, 170, 170), (160000, 1000, 3)))
+    assert report.facts == ("overlap: undecided (past the search budget of 4000000 elements)",)
+
+
+def test_a_layout_whose_packed_strides_pass_32_bits_has_no_copy_and_says_why():
+    # W outermost: a packed D-H-W copy would need D's stride 70000 * 70000 = 4900000000
+    report = sl.explain(TensorDesc("UINT8", (3, 70000, 70000), (1, 3, 210000)))
+    reach = report.to_reach("DHW")
+    assert (reach.already, reach.view, reach.copy) == (False, (2, 1, 0), None)
+    assert reach.no_copy == "no packed DHW copy: its strides would exceed 2**32 - 1 (strides[0] = 4900000000)"
+    assert ("to reach DHW", f"a view, {reach.view_call}; {reach.no_copy}") in report.rows()
+    assert report.directml == "layout_strides('WHD', (3, 70000, 70000))"
