@@ -208,6 +208,16 @@ def test_the_command_line_explains_a_layout(capsys):
     assert "stridelab explain: error: layout '(2,3)' has no ':stride' part" in capsys.readouterr().err
 
 
+def test_a_masked_array_is_refused_rather_than_explained_without_its_mask():
+    masked = np.ma.masked_array(np.zeros((2, 3), np.float32), mask=[[0, 1, 0], [0, 0, 0]])
+    with pytest.raises(TypeError) as refused:
+        sl.explain(masked)
+    assert str(refused.value) == (
+        "obj: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+    )
+    assert sl.explain(masked.data).numpy == "C-contiguous"
+
+
 def test_an_undecided_overlap_leaves_packed_undecided_too():
     # 170**3 = 4913000 elements: past the overlap search's budget, so neither packed nor not
     report = sl.explain(TensorDesc("INT8", (170, 170, 170), (160000, 1000, 3)))

@@ -24,7 +24,7 @@ from .backend import is_cupy_array
 from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, TensorDesc, layout_strides
 from .dtypes import data_type
 from .errors import LayoutError
-from .tensor import StridedTensor
+from .tensor import StridedTensor, refuse_masked
 
 __all__ = ["LayoutReport", "Reach", "explain", "packed_strides_in"]
 
@@ -213,6 +213,7 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
             )
         return _desc(_TORCH_DTYPES[name], tuple(obj.shape), tuple(obj.stride()), "torch tensor"), "torch.Tensor"
     if isinstance(obj, np.ndarray) or is_cupy_array(obj):
+        refuse_masked("obj", obj)
         kind = "cupy.ndarray" if is_cupy_array(obj) else "numpy.ndarray"
         strides = []
         for i, (n, b) in enumerate(zip(obj.shape, obj.strides)):
