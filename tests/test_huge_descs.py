@@ -274,3 +274,12 @@ def test_random_descriptions_near_the_limits_display_and_explain(desc):
             reach = report.to_reach(row[0].removeprefix("to reach "))
             assert (reach.copy is None) == (reach.no_copy is not None)
             assert reach.copy is None or reach.already or "element_wise_identity" in reach.copy
+
+
+def test_the_command_line_shows_and_explains_them(capsys):
+    from stridelab import cli
+
+    assert cli.main(["show", "UINT8 (65536,65536,4):(262144,4,1)"]) == 0
+    assert capsys.readouterr().out.startswith(TABLE[0][1][0] + "\n" + TABLE[0][1][1])
+    assert cli.main(["explain", "UINT8 (3,70000,70000):(1,3,210000)"]) == 0
+    assert NO_COPY.format("DHW", 0, 4900000000) in capsys.readouterr().out
