@@ -232,3 +232,12 @@ def test_a_layout_whose_packed_strides_pass_32_bits_has_no_copy_and_says_why():
     assert reach.no_copy == "no packed DHW copy: its strides would exceed 2**32 - 1 (strides[0] = 4900000000)"
     assert ("to reach DHW", f"a view, {reach.view_call}; {reach.no_copy}") in report.rows()
     assert report.directml == "layout_strides('WHD', (3, 70000, 70000))"
+
+
+def test_padding_of_a_broadcast_past_the_memory_map_budget_is_told_in_numbers():
+    # 65536 * 65536 = 4294967296 elements over offsets 0, 2, ..., 2 * 65535 = 131070
+    report = sl.explain(TensorDesc("UINT8", (65536, 65536), (0, 2)))
+    assert report.facts == (
+        "broadcast along 0 (H) (stride 0): its elements share slots",
+        "padded: the buffer spans 131071 elements for 4294967296",
+    )

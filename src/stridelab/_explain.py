@@ -491,7 +491,7 @@ def _facts(desc: TensorDesc) -> tuple[str, ...]:
         padded = desc.is_padded
     except LayoutError:
         padded = None
-    if padded and desc.slot_count <= ENUMERATION_LIMIT:
+    if padded and max(desc.slot_count, desc.element_count) <= ENUMERATION_LIMIT:
         slots = desc.memory_map().padding_slots.tolist()
         shown = ", ".join(map(str, slots[:8])) + (", ..." if len(slots) > 8 else "")
         facts.append(f"padded: {len(slots)} of {desc.slot_count} slots hold no element ({shown})")
