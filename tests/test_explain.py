@@ -206,3 +206,38 @@ def test_the_command_line_explains_a_layout(capsys):
     assert "DirectML                        packed NHWC" in out and "to reach NHWC                   already" in out
     assert cli.main(["explain", "FLOAT32 (2,3)"]) == 2
     assert "stridelab explain: error: layout '(2,3)' has no ':stride' part" in capsys.readouterr().err
+
+
+def test_a_masked_array_is_refused_rather_than_explained_without_its_mask():
+    masked = np.ma.masked_array(np.zeros((2, 3), np.float32), mask=[[0, 1, 0], [0, 0, 0]])
+    with pytest.raises(TypeError) as refused:
+        sl.explain(masked)
+    assert str(refused.value) == (
+        "obj: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+    )
+    assert sl.explain(masked.data).numpy == "C-contiguous"
+
+
+def test_an_undecided_overlap_leaves_packed_undecided_too():
+    # 170**3 = 4913000 elements: past the overlap search's budget, so neither packed nor not
+    report = sl.explain(TensorDesc("INT8", (170, 170, 170), (160000, 1000, 3)))
+    assert report.facts == ("overlap: undecided (past the search budget of 4000000 elements)",)
+
+
+def test_a_layout_whose_packed_strides_pass_32_bits_has_no_copy_and_says_why():
+    # W outermost: a packed D-H-W copy would need D's stride 70000 * 70000 = 4900000000
+    report = sl.explain(TensorDesc("UINT8", (3, 70000, 70000), (1, 3, 210000)))
+    reach = report.to_reach("DHW")
+    assert (reach.already, reach.view, reach.copy) == (False, (2, 1, 0), None)
+    assert reach.no_copy == "no packed DHW copy: its strides would exceed 2**32 - 1 (strides[0] = 4900000000)"
+    assert ("to reach DHW", f"a view, {reach.view_call}; {reach.no_copy}") in report.rows()
+    assert report.directml == "layout_strides('WHD', (3, 70000, 70000))"
+
+
+def test_padding_of_a_broadcast_past_the_memory_map_budget_is_told_in_numbers():
+    # 65536 * 65536 = 4294967296 elements over offsets 0, 2, ..., 2 * 65535 = 131070
+    report = sl.explain(TensorDesc("UINT8", (65536, 65536), (0, 2)))
+    assert report.facts == (
+        "broadcast along 0 (H) (stride 0): its elements share slots",
+        "padded: the buffer spans 131071 elements for 4294967296",
+    )

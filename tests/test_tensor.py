@@ -124,3 +124,25 @@ def test_to_array_is_a_copy_even_of_a_packed_tensor():
     copy = t.to_array()
     copy[0, 0] = 99
     assert t.buffer[0] == 0 and not np.shares_memory(copy, t.buffer)
+
+
+def masked_message(field: str) -> str:
+    """The refusal of a masked array, word for word (the operators and widgets word it the same)."""
+    return f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+
+
+def test_a_masked_array_is_refused_rather_than_losing_its_mask():
+    masked = np.ma.masked_array(np.array([1, 2, 3, 4], np.int32), mask=[0, 1, 0, 0])
+    assert np.ma.cumsum(masked).tolist() == [1, None, 4, 8]  # what the mask means: the 2 is left out
+    with pytest.raises(TypeError) as refused:
+        StridedTensor.from_array(masked)
+    assert str(refused.value) == masked_message("array")
+    with pytest.raises(TypeError) as refused:
+        StridedTensor(TensorDesc("INT32", (4,)), masked)
+    assert str(refused.value) == masked_message("buffer")
+    # with no element masked it is still a masked array: refused all the same
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        StridedTensor.from_array(np.ma.masked_array(np.zeros(3, np.float32)))
+    # the ways out the message names are taken
+    assert StridedTensor.from_array(masked.filled(0)).to_array().tolist() == [1, 0, 3, 4]
+    assert StridedTensor.from_array(masked.data).to_array().tolist() == [1, 2, 3, 4]

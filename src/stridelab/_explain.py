@@ -21,12 +21,12 @@ import numpy as np
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from ._validate import wrong_type
 from .backend import is_cupy_array
-from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, TensorDesc, layout_strides
+from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, TensorDesc, layout_strides
 from .dtypes import data_type
 from .errors import LayoutError
-from .tensor import StridedTensor
+from .tensor import StridedTensor, refuse_masked
 
-__all__ = ["LayoutReport", "Reach", "explain"]
+__all__ = ["LayoutReport", "Reach", "explain", "packed_strides_in"]
 
 #: Dimension letters by rank, as the strides page names layouts (a lone dimension is W); other
 #: ranks use index permutations.
@@ -44,20 +44,23 @@ class Reach:
     ``already``: the strides are that layout's. ``view``: a permutation of the dimensions after
     which the buffer already is ``layout``, packed (a view of a differently ordered tensor, no data
     moved), or None, and ``view_call`` the call that makes it. ``copy``: the stridelab call that
-    copies the tensor into a new buffer in ``layout`` (given also where none is needed).
+    copies the tensor into a new buffer in ``layout`` (given also where none is needed), or None
+    where ``layout``'s packed strides pass DirectML's 32 bits; ``no_copy`` then says so.
     """
 
     layout: str
     already: bool
     view: tuple[int, ...] | None
     view_call: str | None
-    copy: str
+    copy: str | None
+    no_copy: str | None = None
 
     def __str__(self) -> str:
         if self.already:
             return f"{self.layout}: already (no view or copy needed)"
         view = f"a view, {self.view_call}; " if self.view_call else ""
-        return f"{self.layout}: {view}a copy, {self.copy}"
+        copy = f"a copy, {self.copy}" if self.copy is not None else self.no_copy
+        return f"{self.layout}: {view}{copy}"
 
 
 @dataclass(frozen=True)
@@ -78,16 +81,28 @@ class LayoutReport:
 
     def to_reach(self, layout: str | Sequence[int]) -> Reach:
         """Whether ``layout`` (NCHW, NHWC or any :func:`~stridelab.layout_strides` order) is held
-        already, reachable by a view (which permutation), or needs a copy (the exact call)."""
+        already, reachable by a view (which permutation), or needs a copy (the exact call); no
+        copy where ``layout``'s packed strides would pass DirectML's 32 bits.
+
+        >>> reach = explain(TensorDesc("UINT8", (3, 70000, 70000), (1, 3, 210000))).to_reach("DHW")
+        >>> reach.view_call
+        "sl.TensorDesc('UINT8', (70000, 70000, 3), (210000, 3, 1))"
+        >>> reach.copy is None, reach.no_copy
+        (True, 'no packed DHW copy: its strides would exceed 2**32 - 1 (strides[0] = 4900000000)')
+        """
         desc = self.desc
         name = layout if isinstance(layout, str) else str(tuple(layout))
-        target = layout_strides(layout, desc.sizes)
-        copy = self._copy_call(layout)
+        target = packed_strides_in(layout, desc.sizes)
+        wide = _first_wide(desc.sizes, target)
+        copy = None if wide is not None else self._copy_call(layout)
+        no_copy = None
+        if wide is not None:
+            no_copy = f"no packed {name} copy: its strides would exceed 2**32 - 1 (strides[{wide}] = {target[wide]})"
         if _same_places(desc.sizes, desc.strides, target) and not desc.is_broadcast:
-            return Reach(name, True, None, None, copy)
+            return Reach(name, True, None, None, copy, no_copy)
         permutation = _view_permutation(desc, layout)
         view_call = None if permutation is None else self._view_call(permutation)
-        return Reach(name, False, permutation, view_call, copy)
+        return Reach(name, False, permutation, view_call, copy, no_copy)
 
     def _copy_call(self, layout: str | Sequence[int]) -> str:
         """The call that copies ``x`` into ``layout``: stridelab's identity for arrays and
@@ -95,7 +110,7 @@ class LayoutReport:
         operators do not take)."""
         desc = self.desc
         if self.source.startswith("torch"):
-            order = dim_order([2] * desc.dimension_count, layout_strides(layout, [2] * desc.dimension_count))
+            order = memory_order(layout, desc.dimension_count)
             back = tuple(order.index(d) for d in range(desc.dimension_count))
             return f"x.permute{order}.contiguous().permute{back}"
         layout_text = repr(layout) if isinstance(layout, str) else repr(tuple(layout))
@@ -198,6 +213,7 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
             )
         return _desc(_TORCH_DTYPES[name], tuple(obj.shape), tuple(obj.stride()), "torch tensor"), "torch.Tensor"
     if isinstance(obj, np.ndarray) or is_cupy_array(obj):
+        refuse_masked("obj", obj)
         kind = "cupy.ndarray" if is_cupy_array(obj) else "numpy.ndarray"
         strides = []
         for i, (n, b) in enumerate(zip(obj.shape, obj.strides)):
@@ -213,7 +229,8 @@ def _read(obj: Any) -> tuple[TensorDesc, str]:
 def _desc(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...], what: str) -> TensorDesc:
     if not 1 <= len(sizes) <= MAX_DIMENSIONS:
         raise LayoutError(f"{what} has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
-    strides = tuple(abs(s) if n == 1 else s for n, s in zip(sizes, strides))  # a size-1 stride moves nothing
+    # a size-1 stride moves nothing: any value below 32 bits describes the same tensor
+    strides = tuple(min(abs(s), UINT_MAX) if n == 1 else s for n, s in zip(sizes, strides))
     negative = [i for i, s in enumerate(strides) if s < 0]
     if negative:
         raise LayoutError(
@@ -272,6 +289,34 @@ def _ambiguous(sizes: Sequence[int], strides: Sequence[int]) -> dict[int, str]:
     return why
 
 
+def memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
+    """The dimensions of a :func:`~stridelab.layout_strides` ``layout``, outermost first."""
+    return dim_order([2] * rank, layout_strides(layout, [2] * rank))
+
+
+def packed_strides_in(
+    layout: str | Sequence[int], sizes: Sequence[int], broadcast: Sequence[bool] | None = None
+) -> tuple[int, ...]:
+    """The strides ``layout_strides(layout, sizes, broadcast)`` gives, worked out without its
+    32-bit check: exact, and past ``2**32 - 1`` where no DirectML description holds ``sizes``
+    packed in that order (so that asking about another order never fails).
+
+    >>> packed_strides_in("DHW", (3, 70000, 70000))  # 70000 * 70000 = 4900000000
+    (4900000000, 70000, 1)
+    """
+    strides = [0] * len(sizes)
+    step = 1
+    for d in reversed(memory_order(layout, len(sizes))):
+        if not (broadcast and broadcast[d]):
+            strides[d], step = step, step * sizes[d]
+    return tuple(strides)
+
+
+def _first_wide(sizes: Sequence[int], strides: Sequence[int]) -> int | None:
+    """The first dimension stepped along (size > 1) whose stride passes 32 bits, or None."""
+    return next((i for i, (n, s) in enumerate(zip(sizes, strides)) if n > 1 and s > UINT_MAX), None)
+
+
 def _dim_name(rank: int, dim: int) -> str:
     letters = LETTERS.get(rank)
     return f"{dim} ({letters[dim]})" if letters else str(dim)
@@ -289,10 +334,10 @@ def _letters_of(order: Sequence[int], rank: int) -> str | tuple[int, ...]:
 
 def _directml_name(desc: TensorDesc) -> str:
     sizes, strides, rank = desc.sizes, desc.strides, desc.dimension_count
-    if _same_places(sizes, strides, layout_strides(tuple(range(rank)), sizes)):
+    if _same_places(sizes, strides, packed_strides_in(tuple(range(rank)), sizes)):
         name = "packed NCHW" if rank == 4 else "packed row-major"
         return f"{name} (strides may be left out: nullptr / None)"
-    if rank == 4 and _same_places(sizes, strides, layout_strides("NHWC", sizes)):
+    if rank == 4 and _same_places(sizes, strides, packed_strides_in("NHWC", sizes)):
         return "packed NHWC (CalculateStrides(NHWC, ...))"
     order = dim_order(sizes, strides)
     layout = _letters_of(order, rank)
@@ -401,13 +446,12 @@ def _view_permutation(desc: TensorDesc, layout: str | Sequence[int]) -> tuple[in
         return None
     rank = desc.dimension_count
     order = dim_order(desc.sizes, desc.strides)
-    target_order = dim_order([2] * rank, layout_strides(layout, [2] * rank))  # layout's, outermost first
     permutation = [0] * rank
-    for position, dim in zip(target_order, order):
+    for position, dim in zip(memory_order(layout, rank), order):
         permutation[position] = dim
     sizes = [desc.sizes[p] for p in permutation]
     strides = [desc.strides[p] for p in permutation]
-    if not _same_places(sizes, strides, layout_strides(layout, sizes)):
+    if not _same_places(sizes, strides, packed_strides_in(layout, sizes)):
         return None
     return tuple(permutation)
 
@@ -447,13 +491,13 @@ def _facts(desc: TensorDesc) -> tuple[str, ...]:
         padded = desc.is_padded
     except LayoutError:
         padded = None
-    if padded and desc.slot_count <= ENUMERATION_LIMIT:
+    if padded and max(desc.slot_count, desc.element_count) <= ENUMERATION_LIMIT:
         slots = desc.memory_map().padding_slots.tolist()
         shown = ", ".join(map(str, slots[:8])) + (", ..." if len(slots) > 8 else "")
         facts.append(f"padded: {len(slots)} of {desc.slot_count} slots hold no element ({shown})")
     elif padded:
         facts.append(f"padded: the buffer spans {desc.last_offset + 1} elements for {desc.element_count}")
-    if desc.is_packed:
+    if overlapping is not None and desc.is_packed:
         extra = desc.slot_count - desc.element_count
         rounding = f", then {extra} alignment slots (buffers round up to 4 bytes)" if extra else ""
         facts.append(f"packed: offsets 0 to {desc.last_offset} each hold one element{rounding}")

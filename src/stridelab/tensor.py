@@ -21,7 +21,21 @@ from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from .dtypes import data_type
 from .errors import LayoutError
 
-__all__ = ["StridedTensor"]
+__all__ = ["StridedTensor", "refuse_masked"]
+
+
+def refuse_masked(field: str, array: Any) -> None:
+    """Refuse a NumPy masked array, whose mask stridelab would otherwise drop without a word.
+
+    >>> refuse_masked("array", np.ma.masked_array([1, 2], mask=[0, 1]))
+    Traceback (most recent call last):
+    ...
+    TypeError: array: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data
+    """
+    if isinstance(array, np.ma.MaskedArray):
+        raise TypeError(
+            f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+        )
 
 
 class StridedTensor:
@@ -43,6 +57,7 @@ class StridedTensor:
     def __init__(self, desc: TensorDesc, buffer: Any) -> None:
         if not isinstance(desc, TensorDesc):
             raise wrong_type("desc", "a TensorDesc", desc)
+        refuse_masked("buffer", buffer)
         array_module(buffer, "buffer")  # numpy or cupy, else TypeError
         if buffer.ndim != 1:
             raise LayoutError(f"buffer must be 1-D (a flat buffer); got shape {tuple(buffer.shape)}")
@@ -105,8 +120,10 @@ class StridedTensor:
         description, a channels-last one the NHWC description); the buffer is a
         flat view from the first element to the last. A 0-d array becomes a 1-element, 1-D tensor.
         Other GPU arrays (a PyTorch CUDA tensor, anything with ``__cuda_array_interface__`` or a
-        CUDA DLPack capsule) are viewed through CuPy, also without copying.
+        CUDA DLPack capsule) are viewed through CuPy, also without copying. A masked array is
+        refused (its mask would be lost).
         """
+        refuse_masked("array", array)
         array = _as_cupy_if_cuda(array)
         xp = array_module(array, "array")
         dtype = data_type(array.dtype)

@@ -38,6 +38,8 @@ __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "r
 
 #: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
 DEFAULT_MAX_CELLS = 256
+#: Drawings count offsets, in elements and in bytes, in int64: a window reaching further is refused.
+OFFSET_MAX = int(np.iinfo(np.int64).max)
 
 _MARGIN = 10
 _LINE = 16
@@ -204,6 +206,7 @@ def build_scene(
         win = fitted_window(desc.sizes, max_cells, start)
     else:
         win = explicit_window(desc.sizes, window, max_cells)
+    _check_reach(desc, win)
     colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
     if memory_map is not None:
@@ -248,6 +251,17 @@ def build_scene(
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
+
+
+def _check_reach(desc: TensorDesc, win: Window) -> None:
+    """Refuse a window whose last byte offset int64 cannot count (only a window far into a
+    description whose offsets pass 2**63 reaches so far: the default window never does)."""
+    last = sum((s + n - 1) * stride for s, n, stride in zip(win.starts, win.counts, desc.strides))
+    if last * desc.element_size > OFFSET_MAX:
+        raise LayoutError(
+            f"the window from {list(win.starts)} reaches byte offset {last * desc.element_size}, past the "
+            f"{OFFSET_MAX} (2**63 - 1) a drawing counts to; draw a window whose cells lie nearer offset 0"
+        )
 
 
 def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:

@@ -7,6 +7,8 @@
 'HW'
 >>> layout_name(TensorDesc("FLOAT32", (1, 1, 4, 4), (1, 1, 4, 1)))   # size-1 strides are free
 'NCHW'
+>>> layout_name(TensorDesc("UINT8", (65536, 65536, 4), (262144, 4, 1)))  # WDH's would pass 32 bits
+'DHW'
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from itertools import permutations
 
 import numpy as np
 
-from ..desc import DIMENSION_LETTERS, TensorDesc, layout_strides
+from .._explain import packed_strides_in
+from ..desc import DIMENSION_LETTERS, TensorDesc
 from ..errors import LayoutError
 from ..memmap import SlotKind
 
@@ -58,14 +61,15 @@ def layout_name(desc: TensorDesc) -> str | None:
     ``desc``'s broadcast dimensions) are exactly ``desc.strides``; then any name whose packed
     strides agree on every dimension of size > 1 (the strides of size-1 dimensions change no
     offset); then the first name whose order the strides follow with padding. Ranks 1 and 6 to 8
-    have no letters, and overlapping strides fit no name.
+    have no letters, and overlapping strides fit no name. A name whose packed strides would pass
+    DirectML's 32 bits is compared all the same (and never matches).
     """
     rank = desc.dimension_count
     if rank not in DIMENSION_LETTERS:
         return None
     broadcast = [s == 0 and n > 1 for n, s in zip(desc.sizes, desc.strides)]
     names = layout_names(rank)
-    packed = {name: layout_strides(name, desc.sizes, broadcast) for name in names}
+    packed = {name: packed_strides_in(name, desc.sizes, broadcast) for name in names}
     common = names[:2] if rank >= 4 else names[:1]
     for name in common:
         if packed[name] == desc.strides:
