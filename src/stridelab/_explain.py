@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
-from ._validate import wrong_type
+from ._validate import refuse_masked, wrong_type
 from .backend import is_cupy_array
 from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, TensorDesc, layout_strides
 from .dtypes import data_type
 from .errors import LayoutError
-from .tensor import StridedTensor, refuse_masked
+from .tensor import StridedTensor
 
 __all__ = ["LayoutReport", "Reach", "explain", "packed_strides_in"]
 

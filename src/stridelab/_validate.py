@@ -11,6 +11,7 @@ import functools
 import inspect
 import itertools
 import operator
+import sys
 from collections.abc import Callable, Mapping, Sequence, Sized
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
@@ -258,3 +259,20 @@ def unknown_keyword_message(where: str, name: str, accepted: Sequence[str]) -> s
     close = difflib.get_close_matches(name, accepted, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{where}() got an unexpected keyword argument {name!r}{hint}; it takes: {', '.join(accepted)}"
+
+
+def refuse_masked(field: str, value: Any) -> None:
+    """Refuse a NumPy masked array, whose mask would otherwise be dropped without a word
+    (``np.ma.cumsum`` skips masked elements; a strided read adds the values under the mask).
+
+    >>> import numpy as np
+    >>> refuse_masked("x", np.ma.masked_array([1, 2], mask=[0, 1]))
+    Traceback (most recent call last):
+    ...
+    TypeError: x: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data
+    """
+    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
+    if ma is not None and isinstance(value, ma.MaskedArray):
+        raise TypeError(
+            f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
+        )

@@ -15,27 +15,13 @@ import numpy as np
 
 from ._memory import check_allocation
 from ._optional import optional_imports
-from ._validate import wrong_type
+from ._validate import refuse_masked, wrong_type
 from .backend import array_module, is_cupy_array
 from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from .dtypes import data_type
 from .errors import LayoutError
 
-__all__ = ["StridedTensor", "refuse_masked"]
-
-
-def refuse_masked(field: str, array: Any) -> None:
-    """Refuse a NumPy masked array, whose mask stridelab would otherwise drop without a word.
-
-    >>> refuse_masked("array", np.ma.masked_array([1, 2], mask=[0, 1]))
-    Traceback (most recent call last):
-    ...
-    TypeError: array: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data
-    """
-    if isinstance(array, np.ma.MaskedArray):
-        raise TypeError(
-            f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
-        )
+__all__ = ["StridedTensor"]
 
 
 class StridedTensor:

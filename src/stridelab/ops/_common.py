@@ -25,7 +25,7 @@ import numpy as np
 
 from .._analysis import overlap
 from .._memory import CHECKED_FROM_BYTES, check_allocation
-from .._validate import int_tuple, wrong_type
+from .._validate import int_tuple, refuse_masked, wrong_type
 from ..backend import array_module, is_cupy_array, location
 from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
 from ..dtypes import DataType, data_type
@@ -79,16 +79,6 @@ def read_input(x: Any) -> Operand:
         raise wrong_type("x", "a StridedTensor or a numpy or cupy array", x)
     refuse_masked("x", x)
     return _read_array(x)
-
-
-def refuse_masked(field: str, value: Any) -> None:
-    """Refuse a numpy masked array: its mask would be dropped silently (``np.ma.cumsum`` skips
-    masked elements, a strided read would add the values under the mask)."""
-    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
-    if ma is not None and isinstance(value, ma.MaskedArray):
-        raise TypeError(
-            f"{field}: masked arrays are not supported (numpy.ma.MaskedArray); pass x.filled(value) or x.data"
-        )
 
 
 def _tensor_buffer(x: StridedTensor) -> Any:

@@ -7,11 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import known_keywords, wrong_type
+from .._validate import known_keywords, refuse_masked, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
-from ..ops._common import refuse_masked
 from ..render.scene import Scene, build_scene, resolve
 from ..render.svg import KIND_NAMES, check_scale
 from ..render.window import checked_max_cells
