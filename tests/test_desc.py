@@ -399,3 +399,12 @@ def test_parse_refuses_long_text_unread():
         with pytest.raises(LayoutError, match=r"\(10000\d\d characters\): it has more than 65536 characters") as error:
             TensorDesc.parse(text)
         assert len(str(error.value)) < 300
+
+
+def test_a_size_1_stride_past_32_bits_is_held_at_the_largest_uint():
+    """(1, 65536, 65536, 2) packed: N's span is 2**33 elements, not a DirectML UINT; it never moves
+    an element, so it is stored as 2**32 - 1 and the description reads back from its own text."""
+    desc = sl.TensorDesc("UINT8", (1, 65536, 65536, 2))
+    assert desc.strides == (2**32 - 1, 131072, 2, 1)
+    assert sl.TensorDesc.parse(str(desc)) == desc
+    assert sl.layout_strides("NHWC", (1, 65536, 65536, 2)) == (2**32 - 1, 1, 131072, 65536)

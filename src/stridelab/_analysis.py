@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, SupportsIndex
 import numpy as np
 
 from ._search import Term, Work, scan, solve, solve_cost
-from ._validate import int_value, wrong_type
+from ._validate import int_value, shown, wrong_type
 from .errors import LayoutError
 
 __all__ = ["ENUMERATION_LIMIT", "LayoutFacts", "analyze", "logical_offsets", "overlap", "self_collision"]
@@ -208,7 +208,7 @@ def overlap(
     a_offset, b_offset = int_value("a_offset", a_offset), int_value("b_offset", b_offset)
     for name, value in (("a_offset", a_offset), ("b_offset", b_offset)):
         if value < 0:
-            raise LayoutError(f"{name} = {value}: an offset into the buffer is 0 or more")
+            raise LayoutError(f"{name} = {shown(value)}: an offset into the buffer is 0 or more")
     work = Work(f"whether {a} and {b} share an element")
     if a_offset + a.last_offset < b_offset or b_offset + b.last_offset < a_offset:
         return None

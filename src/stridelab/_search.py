@@ -26,11 +26,11 @@ from .errors import LayoutError
 __all__ = ["STEP_BUDGET", "Term", "Work", "last_search", "scan", "solve", "solve_cost", "tighten"]
 
 #: The most steps one search takes before it refuses: about one second of work on a 2-core
-#: machine. Calibrated with ``python benchmarks/overlap.py``, whose slowest kind of step (one
-#: choice enumerated by :func:`solve`) took 190 to 200 ns.
+#: machine, calibrated with ``python benchmarks/overlap.py`` on its slowest kind of step (one
+#: choice enumerated by :func:`solve`); the figures are in benchmarks/RESULTS.md.
 STEP_BUDGET = 5_000_000
-#: Steps charged per candidate where offsets pass 2**62 and are worked out in Python ints
-#: (object arrays), 1.1 to 2.3 us each in the benchmark.
+#: Steps charged per candidate where offsets pass 2**62 and are worked out in Python ints (object
+#: arrays): such a candidate costs about as much as this many ordinary steps in the benchmark.
 WIDE_COST = 16
 #: Steps charged per offset looked up among sorted offsets (a binary search, about twice as slow
 #: as decoding one).

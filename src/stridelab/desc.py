@@ -97,14 +97,20 @@ def _check_strides(strides: Any, sizes: tuple[int, ...]) -> tuple[int, ...]:
 
 def _within_uint(strides: Sequence[int], sizes: Sequence[int], layout: Any = None) -> tuple[int, ...]:
     """Strides stridelab worked out (packed, or ``layout``'s), refused where one that a dimension
-    steps along (of size > 1) passes 32 bits; a size-1 dimension's stride never matters."""
+    steps along (of size > 1) passes 32 bits. A size-1 dimension's stride never moves an element,
+    so past 32 bits it is held at ``2**32 - 1``: the description stays one DirectML (and
+    :meth:`TensorDesc.parse`) takes.
+
+    >>> _within_uint((2**33, 2**17, 2, 1), (1, 2**16, 2**16, 2))
+    (4294967295, 131072, 2, 1)
+    """
     for i, (n, s) in enumerate(zip(sizes, strides)):
         if n > 1 and s > UINT_MAX:
             what = f"sizes {list(sizes)} have the packed strides" if layout is None else f"the {shown(layout)} strides"
             raise LayoutError(
                 f"{what} {list(strides)}: strides[{i}] = {s} exceeds {UINT_MAX}: DirectML strides are 32-bit UINTs"
             )
-    return tuple(strides)
+    return tuple(min(s, UINT_MAX) for s in strides)
 
 
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:

@@ -24,14 +24,23 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import at_least, wrong_type
+from .._validate import at_least, shown, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
 from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for, text_width
 from .summary import DIMENSION_LETTERS, summary_lines
-from .window import Window, explicit_window, flat_indices, format_value, shown_slots, strip_items, window_slots
+from .window import (
+    Window,
+    checked_max_cells,
+    explicit_window,
+    flat_indices,
+    format_value,
+    shown_slots,
+    strip_items,
+    window_slots,
+)
 from .window import window as fitted_window
 
 __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
@@ -195,7 +204,7 @@ def build_scene(
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
     """
-    max_cells, columns = at_least("max_cells", max_cells, 1), at_least("columns", columns, 1)
+    max_cells, columns = checked_max_cells(max_cells), at_least("columns", columns, 1)
     limit, width = at_least("limit", limit, 1), at_least("width", width, 200)
     if start is not None and window is not None:
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
@@ -298,7 +307,7 @@ def _text_right(t: Text) -> int:
 
 def _check_dim(dim: int, rank: int) -> int:
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not -rank <= dim < rank:
-        raise LayoutError(f"colour_by = {dim!r}: it must be a dimension index in 0..{rank - 1}")
+        raise LayoutError(f"colour_by = {shown(dim)}: it must be a dimension index in 0..{rank - 1}")
     return int(dim) % rank
 
 

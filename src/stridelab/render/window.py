@@ -37,9 +37,9 @@ __all__ = [
 #: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
 _SMALL_HOLE = 8
 
-#: The most cells (and slots) a drawing shows: laying out, painting and sending a view of N cells
-#: took 30 to 40 us and 620 bytes of SVG per cell (0.5 s and 10 MB for this many), so a larger
-#: ``max_cells`` is refused rather than left to run for minutes.
+#: The most cells (and slots) a drawing shows: a drawing's time and size grow with its cells, and
+#: this many already take about half a second and 10 MB of SVG (benchmarks/RESULTS.md), so a
+#: larger ``max_cells`` is refused rather than left to run for minutes.
 MAX_CELLS = 16384
 
 
@@ -162,12 +162,12 @@ def explicit_window(sizes: Sequence[int], pairs: Any, max_cells: int) -> Window:
     max_cells, rank = checked_max_cells(max_cells), len(sizes)
     if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__len__") or len(pairs) != rank:
         raise LayoutError(
-            f"window must give one (start, count) pair per dimension of sizes {list(sizes)}, not {pairs!r}"
+            f"window must give one (start, count) pair per dimension of sizes {list(sizes)}, not {shown(pairs)}"
         )
     starts, counts = [], []
     for i, (pair, n) in enumerate(zip(pairs, sizes)):
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
-            raise LayoutError(f"window[{i}] = {pair!r}: it must be a (start, count) pair")
+            raise LayoutError(f"window[{i}] = {shown(pair)}: it must be a (start, count) pair")
         start, count = int_value(f"window[{i}] start", pair[0]), int_value(f"window[{i}] count", pair[1])
         if not 0 <= start < n or not 1 <= count <= n - start:
             raise LayoutError(

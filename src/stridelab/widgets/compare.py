@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._validate import known_keywords
+from .._validate import known_keywords, shown
 from ..desc import TensorDesc, layout_strides
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
@@ -50,7 +50,7 @@ class Comparison(MapWidget):
             )
         self._sources = sources
         if isinstance(names, str) or len(names) != 2:
-            raise LayoutError(f"names must give one caption for each of the two sides, not {names!r}")
+            raise LayoutError(f"names must give one caption for each of the two sides, not {shown(names)}")
         self._names = [str(n) for n in names]
         self._options: dict[str, Any] = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
         self._redraw()
