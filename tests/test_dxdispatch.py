@@ -77,13 +77,16 @@ def test_upstream_models_of_other_operators_fail_cleanly_and_write_nothing(
 def test_the_npy_and_raw_inputs_of_upstreams_add_model_are_read(tmp_path):
     """The ADD model itself is refused, but its resources load: the .npy (dtype from its header)
     and the raw .dat (FLOAT32 from the field) hold 1..6."""
+    from stridelab.dxdispatch.budget import LoadBudget
     from stridelab.dxdispatch.files import Folders
     from stridelab.dxdispatch.resources import read_resource
 
     path = UPSTREAM / "dml_element_wise_add_npy.json"
     model = json.loads(path.read_text())
     for name in ("A", "B"):
-        resource = read_resource(name, model["resources"][name], Folders(path, None, allow_any_path=False))
+        resource = read_resource(
+            name, model["resources"][name], Folders(path, None, allow_any_path=False), LoadBudget()
+        )
         assert resource.data_type.name == "FLOAT32" and resource.size_in_bytes == 24
         assert resource.initial.tolist() == [1, 2, 3, 4, 5, 6]
 

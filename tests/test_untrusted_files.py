@@ -258,13 +258,13 @@ def _(sb: Sandbox):
 @case("sourcePath /proc/self/environ, any path allowed")
 def _(sb: Sandbox):
     sb.model(source="/proc/self/environ")
-    return dispatch(sb, "--allow-any-path"), REFUSED, "a /proc file reports no size"
+    return dispatch(sb, "--allow-any-path"), REFUSED, "is a file of /proc, /sys or /dev"
 
 
 @case("sourcePath /proc/self/mem, any path allowed")
 def _(sb: Sandbox):
     sb.model(source="/proc/self/mem")
-    return dispatch(sb, "--allow-any-path"), REFUSED, "a /proc file reports no size"
+    return dispatch(sb, "--allow-any-path"), REFUSED, "is a file of /proc, /sys or /dev"
 
 
 @case("sourcePath a device, any path allowed")
@@ -300,7 +300,7 @@ def _(sb: Sandbox):
     with open(sb.models / "huge.dat", "wb") as huge:
         huge.truncate(2**40)
     sb.model(source="huge.dat")
-    return dispatch(sb), REFUSED, "needs 1099511627776 bytes"
+    return dispatch(sb), REFUSED, "reading the 1099511627776 bytes of"
 
 
 @case("sourcePath a .npy holding objects")
@@ -406,7 +406,7 @@ def _(sb: Sandbox):
 def _(sb: Sandbox):
     sb.model(target="/dev/stdout")
     sb.output = "work"
-    return dispatch(sb, "--allow-any-path"), FAILED, "only a regular file is replaced"
+    return dispatch(sb, "--allow-any-path"), FAILED, "a file of /proc, /sys or /dev is not written"
 
 
 @case("--output-dir names the folder")
@@ -472,7 +472,7 @@ def _(sb: Sandbox):
 @case("a model linked to /proc/self/mem")
 def _(sb: Sandbox):
     (sb.models / "model.json").symlink_to("/proc/self/mem")
-    return dispatch(sb), REFUSED, "is empty (a /proc file reports no size)"
+    return dispatch(sb), REFUSED, "is a file of /proc, /sys or /dev"
 
 
 @case("a model with a byte order mark")
@@ -534,6 +534,94 @@ def _(sb: Sandbox):
     return dispatch(sb, "--list-io"), REFUSED, "refused  command 2 (writeFile)"
 
 
+@case("sourcePath /proc/cmdline, which reports a size")
+def _(sb: Sandbox):
+    sb.model(source="/proc/cmdline")
+    return dispatch(sb, "--allow-any-path"), REFUSED, "is a file of /proc, /sys or /dev"
+
+
+@case("sourcePath with an escape, any path allowed")
+def _(sb: Sandbox):
+    sb.model(source="a\u001b[31m.dat")
+    return dispatch(sb, "--allow-any-path"), REFUSED, "U+001B"
+
+
+@case("sourcePath with a trailing slash keeps its suffix")
+def _(sb: Sandbox):
+    np.save(sb.models / "in.npy", np.arange(1, 5, dtype=np.float32))
+    sb.model(source="in.npy/")
+    return dispatch(sb), OK, "Resource 'Out': 1, 3, 6, 10"
+
+
+@case("targetPath nine folders deep")
+def _(sb: Sandbox):
+    sb.model(target="a/" * 8 + "x.bin")
+    return dispatch(sb), REFUSED, "a path has at most 8 parts"
+
+
+@case("targetPath with a 300-character name")
+def _(sb: Sandbox):
+    sb.model(target="x" * 300 + ".bin")
+    return dispatch(sb), REFUSED, "of at most 255 bytes each"
+
+
+@case("a resource name of 5000 characters")
+def _(sb: Sandbox):
+    path = sb.model()
+    path.write_text(path.read_text().replace('"Out"', '"' + "O" * 5000 + '"'))
+    return dispatch(sb), REFUSED, "a name has at most 256 characters"
+
+
+@case("a dispatchable type with an escape sequence")
+def _(sb: Sandbox):
+    path = sb.model()
+    path.write_text(path.read_text().replace('"CUMULATIVE_SUMMATION"', '"DML_OPERATOR_\\u001b[2J\\nX"'))
+    return dispatch(sb), REFUSED, "\\x1b[2J\\nX"
+
+
+@case("a model file named with an escape sequence")
+def _(sb: Sandbox):
+    sb.model().rename(sb.models / "m\u001b]0;pwned\u0007.json")
+    sb.output = "work/m\u001b]0;pwned\u0007-output"
+    return ["dispatch", str(sb.models / "m\u001b]0;pwned\u0007.json")], OK, "m\\x1b]0;pwned\\x07-output"
+
+
+@case("the default output folder is a planted link")
+def _(sb: Sandbox):
+    (sb.work / "model-output").symlink_to(sb.outside)
+    sb.model()
+    sb.output = "work/nothing-may-be-written"  # the link itself is checked as unchanged
+    return dispatch(sb), REFUSED, "is a symbolic link; give its real path"
+
+
+@case("--output-dir is a file")
+def _(sb: Sandbox):
+    (sb.work / "results").write_text("a file")
+    sb.model()
+    return dispatch(sb, "--output-dir", "results"), REFUSED, "is not a folder"
+
+
+@case("a hard link in the output folder is replaced, not written through")
+def _(sb: Sandbox):
+    (sb.work / "model-output").mkdir()
+    os.link(sb.outside / "canary.txt", sb.work / "model-output" / "out.npy")
+    sb.model()
+    return dispatch(sb), OK, "written to"
+
+
+@case("printing past the written budget")
+def _(sb: Sandbox):
+    with_big_resource(sb, 4 * 2**20, *({"type": "print", "resource": "Big", "verbose": True} for _ in range(5)))
+    return dispatch(sb), REFUSED, "writeFile and print commands write up to"
+
+
+@case("--list-io refuses what a run refuses")
+def _(sb: Sandbox):
+    os.mkfifo(sb.models / "pipe.dat")
+    sb.model(source="pipe.dat")
+    return dispatch(sb, "--list-io"), REFUSED, "is not a regular file (a FIFO)"
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_file_from_someone_else_reaches_nothing_past_what_it_names(tmp_path, name):
     sandbox = make_sandbox(tmp_path)
@@ -546,6 +634,7 @@ def test_a_file_from_someone_else_reaches_nothing_past_what_it_names(tmp_path, n
     assert run.returncode == status, output[-2000:]
     assert expected in output, output[-2000:]
     assert "Traceback" not in output
+    assert "\x1b" not in output and "\x07" not in output  # no control character reaches the terminal
     if status == REFUSED:
         assert run.stdout == "" or "--list-io" in argv, run.stdout
         assert len(run.stderr.splitlines()) == 1 or "--list-io" in argv, run.stderr
@@ -556,12 +645,38 @@ def test_a_file_from_someone_else_reaches_nothing_past_what_it_names(tmp_path, n
         assert not allowed.exists() or allowed == tmp_path / "work"  # a refused model writes nothing
 
 
-def test_no_partial_file_is_left_when_the_disk_fills(tmp_path):
+def test_a_failed_write_leaves_the_old_file_whole_and_no_partial_one(tmp_path):
     sandbox = make_sandbox(tmp_path)
     CASES["a file system full (RLIMIT_FSIZE)"](sandbox)
+    (sandbox.work / "model-output").mkdir()
+    (sandbox.work / "model-output" / "big.bin").write_bytes(b"the previous result")
     run = run_stridelab(sandbox, dispatch(sandbox), {resource.RLIMIT_FSIZE: 2**20})
     assert run.returncode == FAILED
-    assert not (sandbox.work / "model-output" / "big.bin").exists()
+    assert [p.name for p in (sandbox.work / "model-output").iterdir()] == ["big.bin"]
+    assert (sandbox.work / "model-output" / "big.bin").read_bytes() == b"the previous result"
+
+
+def test_a_hard_link_in_the_output_folder_keeps_its_other_name_unchanged(tmp_path):
+    sandbox = make_sandbox(tmp_path)
+    argv, _, _ = CASES["a hard link in the output folder is replaced, not written through"](sandbox)
+    assert run_stridelab(sandbox, argv).returncode == OK
+    assert (sandbox.outside / "canary.txt").read_text() == "canary: must never change"
+    assert np.load(sandbox.work / "model-output" / "out.npy").tolist() == [1, 3, 6, 10]
+
+
+def test_loading_counts_its_arrays_before_making_them(tmp_path):
+    """30 sequences of 60 MiB each (each made twice: the steps, then their sums) under a limit of
+    1 GiB more than the interpreter needs: refused while loading, before they are made."""
+    sandbox = make_sandbox(tmp_path)
+    path = sandbox.model(target=None)
+    model = json.loads(path.read_text())
+    sequence = {"valueCount": 15 * 2**20, "valueStart": 0, "valueDelta": 1}
+    for i in range(30):
+        model["resources"][f"S{i}"] = {"initialValuesDataType": "FLOAT32", "initialValues": sequence}
+    path.write_text(json.dumps(model))
+    run = run_stridelab(sandbox, dispatch(sandbox), {resource.RLIMIT_AS: vm_size_of_stridelab() + 2**30})
+    assert run.returncode == REFUSED, run.stderr[-2000:]
+    assert "needs 125829120 bytes; with the" in run.stderr and "free in host memory" in run.stderr
 
 
 def test_a_memory_limited_run_of_a_big_model_ends_in_one_line(tmp_path):
@@ -600,14 +715,22 @@ def test_python_api_keeps_the_same_rules(tmp_path, monkeypatch):
     assert [use.action for use in uses] == ["refused", "write"]
 
 
-def test_the_tutorials_are_never_copied_through_a_planted_link(tmp_path):
-    """A dangling link named like a tutorial would have made the copy land outside the folder."""
+@pytest.mark.parametrize("planted", [_tutorials.START, _tutorials.DATA_FILES[-1]])
+def test_the_tutorials_are_never_copied_through_a_planted_link(tmp_path, planted):
+    """A dangling link named like a tutorial would have made the copy land outside the folder; one
+    named like the last file is found before anything is copied."""
     target = tmp_path / "tutorials"
     target.mkdir()
-    (target / _tutorials.START).symlink_to(tmp_path / "planted.ipynb")
-    with pytest.raises(OSError, match="symbolic link"):
+    (target / planted).symlink_to(tmp_path / "planted")
+    with pytest.raises(OSError, match="is a symbolic link; the tutorials are not copied through links"):
         _tutorials.copy_tutorials(target)
-    assert not (tmp_path / "planted.ipynb").exists()
+    assert not (tmp_path / "planted").exists() and [p.name for p in target.iterdir()] == [planted]
+
+
+def test_a_fifo_named_like_a_tutorial_is_refused(tmp_path):
+    os.mkfifo(tmp_path / _tutorials.START)
+    with pytest.raises(OSError, match="is not a regular file"):
+        _tutorials.copy_tutorials(tmp_path)
 
 
 def test_lab_refuses_a_file_before_starting_jupyterlab(tmp_path):

@@ -8,7 +8,6 @@ the repository's ``benchmarks/`` in a checkout.
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 from pathlib import Path
@@ -56,10 +55,13 @@ def copy_tutorials(target: Path) -> tuple[list[Path], list[Path]]:
         return [], []
     target.mkdir(parents=True, exist_ok=True)
     copied, kept = [], []
-    for file in files:
-        destination = target / file.name
+    destinations = [target / file.name for file in files]
+    for destination in destinations:  # all checked before any is written: no partial copy
         if destination.is_symlink():
-            raise OSError(errno.ELOOP, f"{destination} is a symbolic link; the tutorials are not copied through links")
+            raise OSError(f"{destination} is a symbolic link; the tutorials are not copied through links")
+        if destination.exists() and not destination.is_file():
+            raise OSError(f"{destination} is there but is not a regular file; move it away first")
+    for file, destination in zip(files, destinations):
         if destination.exists():
             kept.append(destination)
             continue

@@ -40,6 +40,18 @@ RUN_FAILED = 1
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
+def printable(text: str) -> str:
+    """``text`` as a terminal shows it, never acts on it: every control character (a newline that
+    would forge a line, an escape that would retitle the terminal) written as an escape.
+
+    >>> printable("model.json: name 'a\\x1b]0;title\\x07\\nDispatch ...'")
+    "model.json: name 'a\\\\x1b]0;title\\\\x07\\\\nDispatch ...'"
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class CommandError(Exception):
     """A bad command line or environment: printed as one line, exit status 2."""
 
@@ -153,7 +165,7 @@ def _write(path: Path, data: bytes) -> None:
             file.write(data)
     except OSError as error:
         raise CommandError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
-    print(f"wrote {path}")
+    print(f"wrote {printable(str(path))}")
 
 
 def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
@@ -165,7 +177,7 @@ def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
         if args.list_io:
             uses = list_files(args.model, output_dir=args.output_dir, max_model_bytes=args.max_model_bytes, **where)
             for use in uses:
-                print(f"{use.action:<8} {use.where:<24} {use.detail}")
+                print(printable(f"{use.action:<8} {use.where:<24} {use.detail}"))
             if not uses:
                 print("the model reads and writes no file")
             return USAGE_ERROR if any(use.action == "refused" for use in uses) else 0
@@ -177,9 +189,9 @@ def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
 
         def report(line: str) -> None:  # as DxDispatch does: on stderr, and the run goes on
             failures.append(line)
-            print(line, file=sys.stderr)
+            print(printable(line), file=sys.stderr)
 
-        model.run(args.backend, args.iterations, log=print, on_error=report, **budget)
+        model.run(args.backend, args.iterations, log=lambda line: print(printable(line)), on_error=report, **budget)
     except (LayoutError, TypeError, ImportError) as error:
         raise CommandError(str(error)) from error
     except (MemoryError, OSError) as error:
@@ -189,7 +201,7 @@ def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
 
 def _run_failure(error: BaseException) -> str:
     if isinstance(error, MemoryError):
-        return "the run ran out of memory (a process limit such as ulimit -v, or the machine's memory)"
+        return "out of memory (a process limit such as ulimit -v, or the machine's memory)"
     reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
     return f"the run stopped: {reason}"
 
@@ -336,7 +348,10 @@ def _parser() -> argparse.ArgumentParser:
         type=_byte_count,
         default=MAX_WRITTEN_BYTES,
         metavar="N",
-        help=f"write at most N bytes in all (default {MAX_WRITTEN_BYTES // 2**20}M, and never over half the free disk)",
+        help=(
+            f"write at most N bytes of files and printed text (default {MAX_WRITTEN_BYTES // 2**20}M; "
+            "never over half the free disk)"
+        ),
     )
     dispatch.set_defaults(run=_dispatch)
     return parser
@@ -356,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CommandError, RunFailed) as error:
         if args.debug:
             raise
-        print(f"stridelab {args.command}: error: {error}", file=sys.stderr)
+        print(f"stridelab {args.command}: error: {printable(str(error))}", file=sys.stderr)
         return USAGE_ERROR if isinstance(error, CommandError) else RUN_FAILED
     except KeyboardInterrupt:
         print(f"stridelab {args.command}: interrupted", file=sys.stderr)

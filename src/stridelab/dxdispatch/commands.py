@@ -19,7 +19,6 @@ from .resources import Resource
 __all__ = ["Binding", "Command", "Dispatch", "Print", "WriteFile", "read_command"]
 
 _COMMAND_TYPES = {"dispatch": "dispatch", "print": "print", "writefile": "writeFile"}
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 #: The most dimensions a .npy file written by NumPy 1 may have.
 _NPY_MAX_DIMENSIONS = 32
 
@@ -111,7 +110,7 @@ def read_command(
     dimensions = fields.optional("dimensions")
     fields.done()
     shape = _dimensions(fields, dimensions, resources[resource])
-    return WriteFile(index, resource, _target(fields, target, allow_any_path), shape)
+    return WriteFile(index, resource, output_target(fields.at("targetPath"), target, allow_any_path), shape)
 
 
 def _name(fields: Fields, field: str, known: dict[str, Any], what: str) -> str:
@@ -167,17 +166,6 @@ def _binding(where: str, source: Any, resources: dict[str, Resource]) -> Binding
         uint(fields.at("elementCount"), count, limit=None)
     fields.done()
     return Binding(resource, offset, offset * size)
-
-
-def _target(fields: Fields, target: Any, allow_any_path: bool) -> str:
-    where = fields.at("targetPath")
-    if not isinstance(target, str) or not target:
-        raise LayoutError(f"{where} = {shown(target, json=True)}: expected a file name")
-    if "\0" in target:
-        raise LayoutError(f"{where} = {shown(target, json=True)}: a file name cannot hold a NUL character")
-    if target.lower().endswith(_IMAGE_SUFFIXES):
-        raise LayoutError(f"{where} = {target!r}: stridelab writes .npy files and raw bytes, not images")
-    return output_target(where, target, allow_any_path)
 
 
 def _dimensions(fields: Fields, dimensions: Any, resource: Resource) -> tuple[int, ...] | None:

@@ -16,7 +16,7 @@ from .._json_fields import Fields
 from .._validate import shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from .files import MAX_MODEL_BYTES, Folders, check_text, default_output_dir, output_target, read_regular
+from .files import MAX_MODEL_BYTES, Folders, check_name, default_output_dir, output_target, read_regular
 from .model import Model
 from .operators import named_tensors, read_dispatchable
 
@@ -58,7 +58,7 @@ def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MOD
         if not isinstance(dispatchables, dict):
             raise LayoutError(f"dispatchables = {shown(dispatchables, json=True)}: expected an object")
         for name in dispatchables:
-            check_text("dispatchable name", name)
+            check_name("dispatchable name", name)
         return named_tensors({name: read_dispatchable(name, value) for name, value in dispatchables.items()})
     except LayoutError as error:
         raise _in_model(model, error) from None
@@ -82,7 +82,7 @@ def list_files(
     max_model_bytes: int = MAX_MODEL_BYTES,
 ) -> list[FileUse]:
     """Every file the model at ``path`` would read (``sourcePath``) or write (``writeFile``),
-    resolved by the rules a run uses, without reading any of them or running anything."""
+    resolved and opened (not read) by the rules a run uses, without running anything."""
     model, obj = _read_model(path, max_model_bytes)
     folders = Folders(model, input_dir, allow_any_path)
     if output_dir is None:
@@ -95,7 +95,7 @@ def list_files(
         if isinstance(values, dict) and "sourcePath" in values:
             where = f"resource {name!r}"
             try:
-                uses.append(FileUse("read", where, _absolute(folders.input(where, _text(where, values["sourcePath"])))))
+                uses.append(FileUse("read", where, _absolute(_checked_input(folders, where, values["sourcePath"]))))
             except LayoutError as error:
                 uses.append(FileUse("refused", where, str(error).removeprefix(f"{where}: ")))
     commands = root.get("commands")
@@ -103,17 +103,22 @@ def list_files(
         if isinstance(command, dict) and str(command.get("type", "")).lower() == "writefile":
             where = f"command {i} (writeFile)"
             try:
-                target = output_target(f"{where}: targetPath", _text(where, command.get("targetPath")), allow_any_path)
+                target = output_target(f"{where}: targetPath", command.get("targetPath"), allow_any_path)
                 uses.append(FileUse("write", where, _absolute(Path(output_dir) / target)))
             except LayoutError as error:
                 uses.append(FileUse("refused", where, str(error).removeprefix(f"{where}: ")))
     return uses
 
 
-def _text(where: str, value: Any) -> str:
-    if not isinstance(value, str) or not value or "\0" in value:
-        raise LayoutError(f"{where}: {shown(value, json=True)} is not a file name")
-    return value
+def _checked_input(folders: Folders, where: str, source: Any) -> Path:
+    """The file ``source`` names, found and opened (not read) as a run would, to check what it is."""
+    if not isinstance(source, str) or not source:
+        raise LayoutError(f"{where}: sourcePath = {shown(source, json=True)}: expected a file name")
+    file, size, path = folders.open_input(where, source)
+    file.close()
+    if size == 0:
+        raise LayoutError(f"{where}: sourcePath {source!r} is an empty file")
+    return path
 
 
 def _absolute(path: Path) -> str:

@@ -24,12 +24,13 @@ from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
 from ..ops._common import validate_only
 from ..tensor import StridedTensor
-from .budget import check_memory, check_written
+from .budget import LoadBudget, check_memory, check_written
 from .commands import Binding, Command, Dispatch, Print, WriteFile, read_command
 from .files import (
     MAX_WRITTEN_BYTES,
     Folders,
-    check_text,
+    check_name,
+    check_output_dir,
     default_output_dir,
     write_file,
 )
@@ -78,8 +79,9 @@ class Model:
         root.done()
         for field in ("resources", "dispatchables"):
             for name in parts[field]:
-                check_text(f"{field[:-1]} name", name)
-        resources = {name: read_resource(name, value, folders) for name, value in parts["resources"].items()}
+                check_name(f"{field[:-1]} name", name)
+        budget = LoadBudget()
+        resources = {name: read_resource(name, value, folders, budget) for name, value in parts["resources"].items()}
         dispatchables = {name: read_dispatchable(name, value) for name, value in parts["dispatchables"].items()}
         commands = [
             read_command(i, value, resources, dispatchables, folders.allow_any_path)
@@ -248,6 +250,7 @@ class Model:
         if output_dir is None:
             output_dir = Path.cwd() if self.folders.allow_any_path else default_output_dir(self.path)
         folder = Path(os.path.abspath(output_dir))
+        check_output_dir(folder)
         check_memory(self, xp)
         check_written(self, folder, max_written_bytes)
         return folder
@@ -300,12 +303,20 @@ class Model:
             write_file(
                 output_dir,
                 target,
-                lambda f: np.lib.format.write_array(f, array, allow_pickle=False),
+                lambda f: np.lib.format.write_array(_Writes(f), array, allow_pickle=False),
                 self.folders.allow_any_path,
             )
         else:
             write_file(output_dir, target, lambda f: f.write(data.data), self.folders.allow_any_path)
         return target
+
+
+class _Writes:
+    """A file as NumPy's ``.npy`` writer sees it: ``write`` alone, so the writer writes in chunks,
+    and a failure is the file system's OSError (``File too large``) rather than a count of bytes."""
+
+    def __init__(self, file: Any) -> None:
+        self.write = file.write
 
 
 def _array_module(backend: Any) -> Any:

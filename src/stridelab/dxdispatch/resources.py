@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._json_fields import Fields, data_type_name, json_type, number, uint
-from .._memory import check_allocation
 from .._validate import shown
 from ..dtypes import DATA_TYPES, DataType, data_type
 from ..errors import LayoutError
-from .files import Folders, open_regular
+from .files import Folders
+
+if TYPE_CHECKING:
+    from .budget import LoadBudget
 
 __all__ = ["Resource", "read_resource"]
 
@@ -57,8 +59,9 @@ class Resource:
         return f"{self.data_type.name}, {count} initial element{'s' * (count != 1)}, {self.size_in_bytes} bytes"
 
 
-def read_resource(name: str, obj: Any, folders: Folders) -> Resource:
-    """The resource ``name`` from its JSON ``obj``; the files it names are found in ``folders``."""
+def read_resource(name: str, obj: Any, folders: Folders, budget: LoadBudget) -> Resource:
+    """The resource ``name`` from its JSON ``obj``; the files it names are found in ``folders``, and
+    every array is counted against ``budget`` before it is made."""
     where = f"resource {name!r}"
     fields = Fields(obj, where, "a buffer resource")
     kind = fields.optional("type")
@@ -72,7 +75,7 @@ def read_resource(name: str, obj: Any, folders: Folders) -> Resource:
     )
     size = fields.optional("sizeInBytes")
     fields.done()
-    initial, dtype = _initial_values(where, values, dtype, folders)
+    initial, dtype = _initial_values(where, values, dtype, folders, budget)
     if offset % dtype.element_size:
         raise LayoutError(
             f"{where}: initialValuesOffsetInBytes = {offset} is not a multiple of the {dtype.name} element size "
@@ -87,7 +90,7 @@ def read_resource(name: str, obj: Any, folders: Folders) -> Resource:
             f"{where}: The buffer size ({size} bytes) is too small for the initialValues ({initial.nbytes} bytes) "
             f"at offset {offset} bytes."
         )
-    check_allocation(size, np, f"{where}: the buffer ({source} = {size})")
+    budget.take(size, f"{where}: the buffer ({source} = {size})")
     return Resource(name, dtype, initial, offset, size)
 
 
@@ -103,18 +106,21 @@ def _data_type(where: str, value: Any) -> DataType:
     return data_type(data_type_name(where, value, DATA_TYPES))
 
 
-def _initial_values(where: str, values: Any, dtype: DataType | None, folders: Folders) -> tuple[np.ndarray, DataType]:
+def _initial_values(
+    where: str, values: Any, dtype: DataType | None, folders: Folders, budget: LoadBudget
+) -> tuple[np.ndarray, DataType]:
     if isinstance(values, dict) and "sourcePath" in values:
-        return _from_file(where, values, dtype, folders)
+        return _from_file(where, values, dtype, folders, budget)
     if dtype is None:
         raise LayoutError(f"{where}: the field 'initialValuesDataType' is required (only a .npy file carries its own)")
     if isinstance(values, list):
         if not values:
             raise LayoutError(f"{where}: 'initialValues' must be non-empty.")
         elements = [_element(f"{where}: initialValues[{i}]", v, dtype) for i, v in enumerate(values)]
+        budget.take(len(elements) * dtype.element_size, f"{where}: initialValues")
         return np.array(elements, dtype.numpy_dtype), dtype
     if isinstance(values, dict):
-        return _generated(where, values, dtype), dtype
+        return _generated(where, values, dtype, budget), dtype
     if values == "deferred":
         raise LayoutError(f'{where}: "deferred" initial values are for ONNX outputs, and stridelab runs no ONNX')
     raise LayoutError(
@@ -123,7 +129,7 @@ def _initial_values(where: str, values: Any, dtype: DataType | None, folders: Fo
     )
 
 
-def _generated(where: str, values: dict, dtype: DataType) -> np.ndarray:
+def _generated(where: str, values: dict, dtype: DataType, budget: LoadBudget) -> np.ndarray:
     fields = Fields(values, f"{where}: initialValues", "a constant or sequence initializer")
     count = fields.required("valueCount")
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -133,22 +139,19 @@ def _generated(where: str, values: dict, dtype: DataType) -> np.ndarray:
             raise LayoutError(f"{where}: 'value' and 'valueStart'/'valueDelta' are mutually exclusive")
         value = _element(fields.at("value"), fields.required("value"), dtype)
         fields.done()
-        _check_allocation(where, count, dtype)
+        budget.take(count * dtype.element_size, f"{where}: valueCount = {count} {dtype.name} elements")
         return np.full(count, value, dtype.numpy_dtype)
     if "valueStart" not in fields and "valueDelta" not in fields:
         raise LayoutError(f"{where}: Error parsing 'initialValues' object: unknown generator type.")
     start = _element(fields.at("valueStart"), fields.required("valueStart"), dtype)
     delta = _element(fields.at("valueDelta"), fields.required("valueDelta"), dtype)
     fields.done()
-    _check_allocation(where, count, dtype)
+    # the steps, then their running sums
+    budget.take(2 * count * dtype.element_size, f"{where}: valueCount = {count} {dtype.name} elements, twice")
     steps = np.full(count, delta, dtype.numpy_dtype)
     steps[0] = start
     with np.errstate(over="ignore"):  # float16 sequences may reach inf, as they would by hand
         return np.add.accumulate(steps, dtype=dtype.numpy_dtype)  # one addition at a time, in the type
-
-
-def _check_allocation(where: str, count: int, dtype: DataType) -> None:
-    check_allocation(count * dtype.element_size, np, f"{where}: valueCount = {count} {dtype.name} elements")
 
 
 def _element(where: str, value: Any, dtype: DataType) -> Any:
@@ -173,29 +176,25 @@ def _element(where: str, value: Any, dtype: DataType) -> Any:
     return value
 
 
-def _from_file(where: str, values: dict, dtype: DataType | None, folders: Folders) -> tuple[np.ndarray, DataType]:
+def _from_file(
+    where: str, values: dict, dtype: DataType | None, folders: Folders, budget: LoadBudget
+) -> tuple[np.ndarray, DataType]:
     fields = Fields(values, f"{where}: initialValues", "a file initializer")
     source = fields.required("sourcePath")
     fields.done()
     if not isinstance(source, str) or not source:
         raise LayoutError(f"{where}: sourcePath = {shown(source, json=True)}: expected a file name")
-    suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
-    if suffix in ("png", "jpg", "jpeg"):
-        raise LayoutError(
-            f"{where}: sourcePath {source!r}: image files are not read by stridelab (give .npy or raw bytes)"
-        )
-    path = folders.input(where, source)
-    file, size = open_regular(path, f"{where}: sourcePath", follow_links=folders.allow_any_path)
+    file, size, path = folders.open_input(where, source)
     with file:
-        check_allocation(size, np, f"{where}: the {size} bytes of {str(path)!r}")
-        if suffix == "npy":
+        budget.take(2 * size, f"{where}: reading the {size} bytes of {str(path)!r} (and converting them)")
+        if path.suffix.lower() == ".npy":
             return _from_npy(where, file, size, path, dtype)
         if dtype is None:
             raise LayoutError(f"{where}: the field 'initialValuesDataType' is required for the raw file {source!r}")
         if size == 0 or size % dtype.element_size:
             raise LayoutError(
                 f"{where}: the raw file {source!r} has {size} bytes, not a positive multiple of the "
-                f"{dtype.name} element size {dtype.element_size} (a /proc file reports no size)"
+                f"{dtype.name} element size {dtype.element_size}"
             )
         return _read_exactly(where, file, path, np.dtype(dtype.numpy_dtype), size // dtype.element_size), dtype
 
