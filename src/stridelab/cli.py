@@ -14,8 +14,10 @@ Subcommands:
   DxDispatch model and print what DxDispatch prints; its files are read from the model's folder and
   written under ``./<model>-output`` (``--list-io`` lists them and runs nothing).
 
-Errors are one line on stderr and exit status 2 (1 where a model fails while running: a file
-cannot be written, memory or disk runs out); ``--debug`` shows the traceback instead.
+Errors are one line on stderr and exit status 2; a model that fails while running (memory or disk
+runs out) exits with status 1, and a file it cannot write is reported in DxDispatch's words while
+the run goes on, then exits with status 1. ``--debug`` shows the traceback instead. Every line the
+command writes shows control characters as escapes.
 """
 
 from __future__ import annotations
