@@ -24,11 +24,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._analysis import overlap
+from .._arrays import described_strides, flat_reader, read_array
 from .._memory import CHECKED_FROM_BYTES, check_allocation
 from .._validate import int_tuple, refuse_masked, wrong_type
 from ..backend import array_module, is_cupy_array, location
 from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
-from ..dtypes import DataType, data_type
+from ..dtypes import DataType
 from ..errors import LayoutError
 from ..tensor import StridedTensor
 
@@ -97,50 +98,31 @@ def _device_of(buffer: Any) -> int | None:
 
 
 def _read_array(a: Any) -> Operand:
-    if not 1 <= a.ndim <= MAX_DIMENSIONS:
-        raise LayoutError(
-            f"x has {a.ndim} dimensions (shape {tuple(a.shape)}); DirectML tensors have 1 to {MAX_DIMENSIONS}"
-        )
-    for i, n in enumerate(a.shape):
+    """The operators' policy on arrays: 1 to 8 dimensions, sizes from 1 to 2**32 - 1, element strides
+    within 32 bits (negative ones read in place)."""
+    read = read_array(a, "x")
+    sizes, raw = read.layout.sizes, read.layout.strides
+    if not 1 <= len(sizes) <= MAX_DIMENSIONS:
+        raise LayoutError(f"x has {len(sizes)} dimensions (shape {sizes}); DirectML tensors have 1 to {MAX_DIMENSIONS}")
+    for i, n in enumerate(sizes):
         if n < 1:
             raise LayoutError(
-                f"x has shape {tuple(a.shape)}: sizes[{i}] = {n}, but every size must be at least 1 "
+                f"x has shape {sizes}: sizes[{i}] = {n}, but every size must be at least 1 "
                 "(DirectML has no empty tensors)"
             )
         if n > UINT_MAX:
-            raise LayoutError(f"x has shape {tuple(a.shape)}: sizes[{i}] = {n} exceeds {UINT_MAX}: {_UINT_RULE}")
-    dtype = data_type(a.dtype)
-    itemsize = a.itemsize
-    strides = []
-    for i, (n, b) in enumerate(zip(a.shape, a.strides)):
-        if n == 1:
-            strides.append(0)
-        elif b % itemsize:
-            raise LayoutError(
-                f"x byte_strides[{i}] = {b} is not a multiple of the item size {itemsize}, so it is no "
-                "element stride: pass xp.ascontiguousarray(x) instead"
-            )
-        elif abs(b) // itemsize > UINT_MAX:
-            raise LayoutError(f"x byte_strides[{i}] = {b} is {b // itemsize} elements, beyond {UINT_MAX}: {_UINT_RULE}")
-        else:
-            strides.append(b // itemsize)
-    device = _device_of(a)
+            raise LayoutError(f"x has shape {sizes}: sizes[{i}] = {n} exceeds {UINT_MAX}: {_UINT_RULE}")
+    for i, (n, s) in enumerate(zip(sizes, raw)):
+        if n > 1 and abs(s) > UINT_MAX:
+            raise LayoutError(f"x byte_strides[{i}] = {a.strides[i]} is {s} elements, beyond {UINT_MAX}: {_UINT_RULE}")
+    strides = described_strides(sizes, raw)
+    dtype, device = read.layout.dtype, _device_of(a)
     if a.flags.c_contiguous:
-        return Operand(dtype, tuple(a.shape), tuple(strides), a.reshape(-1), 0, None, _itself, 0, device)
-    # The flat buffer runs from the lowest address any element uses to the highest; negative strides
-    # put coordinate 0 above its start. Flipping those axes gives an array that starts there.
-    low = sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(a.shape, strides) if s > 0)
-    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides) if low else None
-    span = high - low + 1
-
-    def read(array: Any) -> Any:
-        start = array[flips] if flips else array
-        return array_module(array).lib.stride_tricks.as_strided(start, shape=(span,), strides=(itemsize,))
-
-    if device is not None:
-        return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, _itself, 0, device)
-    return Operand(dtype, tuple(a.shape), tuple(strides), read(a), -low, None, read, -low, device)
+        return Operand(dtype, sizes, strides, read.buffer, 0, None, _itself, 0, device)
+    if device is not None:  # the cupy backend takes the address of coordinate 0
+        return Operand(dtype, sizes, strides, read.buffer, read.offset, None, _itself, 0, device)
+    flat, origin = flat_reader(sizes, raw, a.itemsize)
+    return Operand(dtype, sizes, strides, read.buffer, read.offset, None, flat, origin, device)
 
 
 _UINT_RULE = "DirectML sizes and strides are 32-bit UINTs"

@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
+from .._arrays import read_array
 from .._validate import at_least
 from ..backend import array_module, location
 from ..desc import TensorDesc
@@ -32,7 +33,7 @@ def negative_axes(x: Any) -> list[int]:
     """The axes along which array ``x`` steps backwards through memory (none for a StridedTensor)."""
     if isinstance(x, StridedTensor):
         return []
-    return [i for i, (n, b) in enumerate(zip(x.shape, x.strides)) if n > 1 and b < 0]
+    return read_array(x).negative_axes
 
 
 def as_tensor(x: Any) -> StridedTensor:
