@@ -42,8 +42,8 @@ def named_tensors(dispatchables: dict[str, Dispatchable]) -> dict[str, TensorDes
 
 class Run(NamedTuple):
     """The stridelab call a dispatchable makes: ``operator`` (the engine's name, e.g. ``SLICE1``
-    for a SLICE desc too) with keyword ``arguments``, then, for ELEMENT_WISE_IDENTITY, a
-    ``scale_bias`` (scale, bias) applied to the output."""
+    for a SLICE desc too) with keyword ``arguments`` (in the order the operator takes them), then,
+    for ELEMENT_WISE_IDENTITY, a ``scale_bias`` (scale, bias) applied to the output."""
 
     operator: str
     arguments: dict[str, Any]
@@ -72,7 +72,7 @@ class Dispatchable:
 
     def apply(self, x: StridedTensor, out: StridedTensor) -> None:
         """Run the operator on ``x`` into ``out``."""
-        _engine.call(_engine.OPERATORS[self.run.operator], x, out, **self.run.arguments)
+        _engine.call(_engine.OPERATORS[self.run.operator], x, out, *self.run.arguments.values())
         if self.run.scale_bias is not None:
             _scale_bias(out, *self.run.scale_bias)
 

@@ -27,7 +27,7 @@ explorers the parameters a user types.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
@@ -85,7 +85,7 @@ class Operator:
     """An operator as the engine runs it. ``name``: DirectML's; ``data_types``: its DirectML support
     table (checked by the engine); ``function``: its public function's name; ``views(x, out, names,
     **params)`` validates the parameters and ``out`` and gives the :class:`Views` (messages name
-    fields through ``names``); ``key(params)``: the parameters as part of a call's signature
+    fields through ``names``); ``key(args)``: the parameters as part of a call's signature
     (:data:`UNCACHED` keeps a call out of the cache); ``scan``: the tally of a scan operator, None
     for a copy."""
 
@@ -93,7 +93,7 @@ class Operator:
     data_types: tuple[str, ...]
     function: str
     views: Callable[..., Views]
-    key: Callable[[Mapping[str, Any]], Any]
+    key: Callable[[tuple], Any]
     scan: ScanOperator | None = None
 
 
@@ -114,7 +114,8 @@ class Plan(NamedTuple):
     2; ``pair``: step 3; ``primitive``: step 4, ``primitive(src_buffer, src_offset, dst_buffer,
     dst_offset)`` (None where the call moves nothing); ``allocate``: step 5 (None where ``out`` is
     given). ``read(x)``: the buffer the backend reads for an ``x`` of this signature (None: x
-    itself), in which x's coordinate 0 is element ``src_offset`` minus the views' own offset.
+    itself), in which the source view starts at ``src_offset``; ``dst_offset`` and ``in_place``
+    are the views' (kept here, read at every call).
     """
 
     operator: str
@@ -127,22 +128,25 @@ class Plan(NamedTuple):
     allocate: Callable[[], tuple[Any, Any]] | None
     read: Callable[[Any], Any] | None
     src_offset: int
+    dst_offset: int
+    in_place: bool
 
 
 def plan(
     operator: str | Operator,
     x: Any,
     out: Any = None,
-    *,
+    *args: Any,
     names: Names = NAMES,
     parameters_only: bool = False,
     **params: Any,
 ) -> Plan:
-    """Validate a call of ``operator`` (a DirectML name, e.g. ``"SLICE1"``) and plan it, running
-    nothing: raises what the call would raise, before anything is allocated. ``names``: what the
-    messages call each field (DxDispatch passes its own); ``parameters_only``: leave out the checks
-    of x's data type and that a new result fits in free memory (an explorer checks the parameters it
-    is given, and shows those two inline, beside the data).
+    """Validate a call of ``operator`` (a DirectML name, e.g. ``"SLICE1"``) with its parameters
+    (``args`` in the order of its ``views``, or ``params`` by name) and plan it, running nothing:
+    raises what the call would raise, before anything is allocated. ``names``: what the messages
+    call each field (DxDispatch passes its own); ``parameters_only``: leave out the checks of x's
+    data type and that a new result fits in free memory (an explorer checks the parameters it is
+    given, and shows those two inline, beside the data).
 
     >>> import numpy as np
     >>> p = plan("CUMULATIVE_SUMMATION", np.zeros((2, 3), np.float32), axis=0, direction="decreasing",
@@ -156,7 +160,7 @@ def plan(
     src = read_input(x, names.x)  # 1. validate
     if not parameters_only:
         check_data_type(src, op.name, op.data_types, names)
-    views = op.views(src, out, names, **params)
+    views = op.views(src, out, names, *args, **params)
     backend = backend_for(src.buffer)  # 2. choose the backend
     pair = canonical_pair(views.sizes, views.src_strides, views.dst_strides, views.axis)  # 3. canonicalize once
     primitive = _primitive(op, backend, src.dtype, pair, views) if views.moves else None  # 4. choose the primitive
@@ -175,6 +179,8 @@ def plan(
         allocate,
         src.read,
         src.read_origin + views.src_offset,
+        views.dst_offset,
+        views.in_place,
     )
 
 
@@ -235,8 +241,8 @@ def execute(plan: Plan, x: Any, out: Any = None) -> Any:
         result, dst = allocate()
     else:
         result, dst = out, out.buffer
-    dst_offset = plan.views.dst_offset
-    if plan.views.in_place:
+    dst_offset = plan.dst_offset
+    if plan.in_place:
         primitive(dst, dst_offset, dst, dst_offset)
     else:
         read = plan.read
@@ -258,17 +264,18 @@ def forget_plans() -> None:
     _plans.clear()
 
 
-def call(operator: Operator, x: Any, out: Any, **params: Any) -> Any:
-    """Run a call of ``operator``: :func:`plan` the first time its signature is met, the plan found
-    under it after that; then :func:`execute`."""
-    signature = (operator.name, operator.key(params), _input_key(x), _output_key(out, x))
+def call(operator: Operator, x: Any, out: Any, *args: Any) -> Any:
+    """Run a call of ``operator`` with its parameters ``args`` (in the order its ``views`` takes
+    them): :func:`plan` the first time its signature is met, the plan found under it after that;
+    then :func:`execute`."""
+    signature = (operator.name, operator.key(args), _input_key(x), _output_key(out, x))
     cached = UNCACHED not in signature
     try:
         found = _plans.get(signature) if cached else None
     except TypeError:  # an unhashable argument (an axis given as a list): plan() says what is wrong
         cached, found = False, None
     if found is None:
-        found = plan(operator, x, out, **params)
+        found = plan(operator, x, out, *args)
         if cached:
             if len(_plans) >= CACHE_SIZE:
                 _plans.clear()

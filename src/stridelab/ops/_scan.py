@@ -10,7 +10,7 @@ order.
 from __future__ import annotations
 
 import operator as _operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -91,11 +91,11 @@ def scan_operator(scan: ScanOperator, function: str) -> Operator:
     return register(Operator(scan.name, scan.data_types, function, views, _key, scan))
 
 
-def _key(params: Mapping[str, Any]) -> tuple:
+def _key(args: tuple) -> tuple:
     """``axis`` and ``exclusive`` enter the signature with their types, since ``True`` equals ``1``
     and ``1.0`` equals ``1`` but only the int is an axis."""
-    axis, exclusive = params["axis"], params["exclusive"]
-    return (axis, type(axis), params["direction"], exclusive, type(exclusive))
+    axis, direction, exclusive = args
+    return (axis, type(axis), direction, exclusive, type(exclusive))
 
 
 def _views(scan: ScanOperator, x: Operand, out: Any, names: Names, axis: Any, direction: Any, exclusive: Any) -> Views:

@@ -65,4 +65,4 @@ def cumulative_product(
     >>> cumulative_product(x, 1, direction="decreasing").tolist()
     [[30.0, 15.0, 15.0, 5.0], [504.0, 168.0, 21.0, 3.0], [432.0, 48.0, 8.0, 4.0]]
     """
-    return call(OPERATOR, x, out, axis=axis, direction=direction, exclusive=exclusive)
+    return call(OPERATOR, x, out, axis, direction, exclusive)

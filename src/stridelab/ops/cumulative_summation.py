@@ -62,4 +62,4 @@ def cumulative_summation(
     >>> cumulative_summation(x, -1, direction="decreasing", exclusive=True).tolist()
     [[9.0, 8.0, 5.0, 0.0], [18.0, 10.0, 3.0, 0.0]]
     """
-    return call(OPERATOR, x, out, axis=axis, direction=direction, exclusive=exclusive)
+    return call(OPERATOR, x, out, axis, direction, exclusive)

@@ -13,7 +13,7 @@ strides)`` and whose strides are ``window_strides[i] * input strides[i]``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, SupportsIndex, overload
 
 import numpy as np
@@ -114,19 +114,11 @@ def slice1(
     >>> slice1(x, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2)).tolist()
     [[[[14.0, 16.0], [6.0, 8.0]]]]
     """
-    return call(
-        OPERATOR,
-        x,
-        out,
-        window_offsets=window_offsets,
-        window_sizes=window_sizes,
-        window_strides=window_strides,
-        output_sizes=output_sizes,
-    )
+    return call(OPERATOR, x, out, window_offsets, window_sizes, window_strides, output_sizes)
 
 
-def _key(params: Mapping[str, Any]) -> Any:
-    frozen = tuple(_frozen(v) for v in params.values())
+def _key(args: tuple) -> Any:
+    frozen = tuple(_frozen(v) for v in args)
     return UNCACHED if UNCACHED in frozen else frozen
 
 
