@@ -217,7 +217,7 @@ def forbid_work(monkeypatch: Any) -> None:
     def forbidden(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the operator allocated a result or called a backend before its checks were done")
 
-    monkeypatch.setattr(importlib.import_module("stridelab.ops._common"), "execute", forbidden)
+    monkeypatch.setattr(importlib.import_module("stridelab.ops._engine"), "execute", forbidden)
 
 
 def operator_input(

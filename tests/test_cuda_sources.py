@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 import stridelab.ops.cupy as cupy_package
-from stridelab.ops._plan import SCAN_OPERATORS
+from stridelab.ops._engine import OPERATORS
 from stridelab.ops._precompile import kernel_names
 from stridelab.ops.cupy import geometry, scan_plan, tuning
 from stridelab.ops.cupy.geometry import KERNEL_FILES, template_of
+
+SCANS = [op.scan for op in OPERATORS.values() if op.scan is not None]
 
 CUDA_DIR = Path(cupy_package.__file__).parent
 _TEMPLATE = re.compile(
@@ -64,7 +66,7 @@ def test_every_kernel_template_is_in_the_file_the_loader_compiles():
 def test_every_name_the_planner_can_emit_instantiates_its_template_with_the_right_arity():
     kernels = _kernels()
     storages = {t.storage for t in scan_plan.SCAN_TYPES.values()}
-    traits = {op.cuda for op in SCAN_OPERATORS.values()}
+    traits = {op.cuda for op in SCANS}
     cuh = (CUDA_DIR / "scan_common.cuh").read_text()
     for name in kernel_names():
         file, fewest, most, _ = kernels[template_of(name)]
@@ -81,8 +83,8 @@ def test_every_scan_operator_has_its_trait_in_cuda():
     """A front end's ScanOperator names the CUDA trait its kernels are instantiated with: it must
     be a struct of scan_common.cuh with the three members every kernel uses."""
     cuh = (CUDA_DIR / "scan_common.cuh").read_text()
-    assert {op.name for op in SCAN_OPERATORS.values()} >= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
-    for op in SCAN_OPERATORS.values():
+    assert {op.name for op in SCANS} >= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
+    for op in SCANS:
         body = re.search(rf"^struct {op.cuda} \{{(.*?)^\}};", cuh, re.M | re.S)
         assert body, f"{op.name}: no struct {op.cuda} in scan_common.cuh"
         for member in ("identity()", "first()", "combine(A a, A b)"):

@@ -22,7 +22,7 @@ from op_reference import (
 
 import stridelab as sl
 from stridelab.ops import _numpy
-from stridelab.ops._common import forget_prepared_calls
+from stridelab.ops._engine import forget_plans
 
 # The input of every example on the page: (Sizes:{1,1,3,4}, DataType:FLOAT32)
 PAGE_INPUT = [[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]]
@@ -140,9 +140,9 @@ def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setattr(_numpy, "SMALL_PLANE", 1)
         monkeypatch.setattr(_numpy, "SHORT_AXIS", 10**9)
         monkeypatch.setattr(_numpy, "PIECE_BYTES", 8)
-    forget_prepared_calls()  # calls prepared under the other strategy
+    forget_plans()  # calls prepared under the other strategy
     yield request.param
-    forget_prepared_calls()
+    forget_plans()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

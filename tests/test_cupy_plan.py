@@ -10,7 +10,8 @@ import random
 import pytest
 
 import stridelab.ops  # noqa: F401  (defines the scan operators)
-from stridelab.ops._plan import SCAN_OPERATORS
+from stridelab.ops._engine import OPERATORS
+from stridelab.ops._primitives import canonical_pair
 from stridelab.ops.cupy import copy_plan, geometry, scan_plan, tuning
 
 H200_SHARED = 232448  # shared memory a block may opt into on an H100 or H200 (227 KiB)
@@ -50,21 +51,20 @@ def test_every_planned_kernel_is_one_the_loader_compiles():
     for _ in range(4000):
         sizes, src, dst = _random_view(rng)
         name = rng.choice(list(scan_plan.SCAN_TYPES))
-        operator = rng.choice([op.cuda for op in SCAN_OPERATORS.values()])
+        operator = rng.choice([op.scan.cuda for op in OPERATORS.values() if op.scan is not None])
         scans = set(scan_plan.scan_kernels(name, operator))
         esize = scan_plan.SCAN_TYPES[name].esize
         align = (rng.choice([0, esize, 8]) // esize * esize, rng.choice([0, 8]))
         sm_count, shared = rng.choice([1, 4, 132]), rng.choice([geometry.SHARED_DEFAULT, H200_SHARED])
         axis = rng.randrange(len(sizes))
         exclusive = rng.random() < 0.3
-        plan = scan_plan.plan_scan(
-            name, sizes, src, dst, axis, exclusive, *align, sm_count, operator=operator, shared_limit=shared
-        )
+        pair = canonical_pair(sizes, src, dst, axis)
+        plan = scan_plan.plan_scan(name, pair, exclusive, *align, sm_count, operator=operator, shared_limit=shared)
         for kernel in _kernels(plan):
             assert kernel in scans, (kernel, sizes, src, dst, axis)
             assert f", {operator}>" in kernel, kernel  # partial-total scans keep the operator
             seen.add(geometry.template_of(kernel))
-        copy = copy_plan.plan_copy(esize, sizes, src, dst, *align)
+        copy = copy_plan.plan_copy(esize, canonical_pair(sizes, src, dst), *align)
         assert copy.launch.kernel in copies, (copy.launch.kernel, sizes, src, dst)
     assert {"sl_scan_lines", "sl_scan_cols", "sl_scan_cols_split", "sl_scan_tile_staged"} <= seen
 
@@ -73,7 +73,8 @@ def _nhwc_to_nchw_along_h(name: str, n: int, sm_count: int, shared_limit: int) -
     sizes = (n, 64, 256, 256)
     nhwc = (256 * 256 * 64, 1, 256 * 64, 64)
     packed = (64 * 256 * 256, 256 * 256, 256, 1)
-    return scan_plan.plan_scan(name, sizes, nhwc, packed, 2, False, 0, 0, sm_count, shared_limit=shared_limit)
+    pair = canonical_pair(sizes, nhwc, packed, 2)
+    return scan_plan.plan_scan(name, pair, False, 0, 0, sm_count, shared_limit=shared_limit)
 
 
 @pytest.mark.parametrize("name", ["FLOAT16", "FLOAT32"])
@@ -137,7 +138,9 @@ def test_vector_kernels_are_planned_only_where_every_vector_is_aligned():
         esize = scan_plan.SCAN_TYPES[name].esize
         align = (rng.choice([0, 0, esize, 8]) // esize * esize, rng.choice([0, 0, esize, 8]) // esize * esize)
         axis = rng.randrange(len(sizes))
-        plan = scan_plan.plan_scan(name, sizes, src, dst, axis, False, *align, 1, shared_limit=H200_SHARED)
+        plan = scan_plan.plan_scan(
+            name, canonical_pair(sizes, src, dst, axis), False, *align, 1, shared_limit=H200_SHARED
+        )
         kernel, g = plan.launch.kernel, _geometry(plan.launch)
         outer = g["s"][: g["nd"]] + g["d"][: g["nd"]]
         if kernel.startswith("sl_scan_tile_staged<"):
@@ -168,7 +171,7 @@ def test_the_operator_changes_the_kernels_names_only():
         sizes, src, dst = _random_view(rng)
         name = rng.choice(list(scan_plan.SCAN_TYPES))
         axis = rng.randrange(len(sizes))
-        args = (name, sizes, src, dst, axis, rng.random() < 0.3, 0, 0, rng.choice([1, 132]))
+        args = (name, canonical_pair(sizes, src, dst, axis), rng.random() < 0.3, 0, 0, rng.choice([1, 132]))
         summation = scan_plan.plan_scan(*args, operator="Sum", shared_limit=H200_SHARED)
         product = scan_plan.plan_scan(*args, operator="Product", shared_limit=H200_SHARED)
         assert repr(product) == repr(summation).replace(", Sum>", ", Product>")
@@ -176,4 +179,41 @@ def test_the_operator_changes_the_kernels_names_only():
 
 def test_an_operator_must_be_a_trait_name():
     with pytest.raises(ValueError, match=r"operator 'a \+ b' is no CUDA operator trait name"):
-        scan_plan.plan_scan("FLOAT32", (4,), (1,), (1,), 0, False, 0, 0, 1, operator="a + b")
+        scan_plan.plan_scan("FLOAT32", canonical_pair((4,), (1,), (1,), 0), False, 0, 0, 1, operator="a + b")
+
+
+def test_a_gpu_primitive_plans_its_launches_once_per_device_and_alignment(monkeypatch):
+    """The engine's plan keeps the layout; the call's pointers and device pick the launches, looked
+    up per call in the primitive (planned on first use), on the buffers' device."""
+    import contextlib
+    from types import SimpleNamespace
+
+    from stridelab.ops.cupy import runtime
+
+    resolved, started, used = [], [], []
+    monkeypatch.setattr(runtime, "_resolve", lambda p, *key: resolved.append(key) or key)
+    monkeypatch.setattr(runtime, "_run_copy", lambda ready, sp, dp: started.append((ready, sp, dp)))
+
+    @contextlib.contextmanager
+    def use(device):
+        used.append(device)
+        yield
+
+    pair = canonical_pair((4, 8), (8, 1), (8, 1))
+    primitive = runtime.Primitive(pair, 4, None, "", False, {}, lambda: 0, use)
+
+    def buffer(ptr, device=0):
+        return SimpleNamespace(data=SimpleNamespace(ptr=ptr, device_id=device))
+
+    primitive(buffer(1024), 1, buffer(4096), 2)
+    primitive(buffer(2048), 1, buffer(8192), 2)  # the same alignment: no new plan
+    primitive(
+        buffer(1024),
+        2,
+        buffer(4096),
+        2,
+    )
+    primitive(buffer(1024, 1), 1, buffer(4096, 1), 2)  # another device: planned and run there
+    assert resolved == [(0, 4, 8), (0, 8, 8), (1, 4, 8)]
+    assert [s[1:] for s in started] == [(1028, 4104), (2052, 8200), (1032, 4104), (1028, 4104)]
+    assert used == [1]

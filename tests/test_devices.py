@@ -11,20 +11,20 @@ import numpy as np
 import pytest
 
 import stridelab as sl
-from stridelab.ops import _common
+from stridelab.ops import _engine, _operands
 
 
 def _on_devices(monkeypatch: pytest.MonkeyPatch, devices: dict[int, int]) -> None:
     """Pretend that the buffer with ``id`` k lives on GPU ``devices[k]`` (others on no GPU)."""
-    monkeypatch.setattr(_common, "_device_of", lambda buffer: devices.get(id(buffer)))
+    monkeypatch.setattr(_operands, "device_of", lambda buffer: devices.get(id(buffer)))
 
 
 def test_x_and_out_on_two_gpus_are_refused_naming_both(monkeypatch):
     x = sl.StridedTensor.from_array(np.ones((2, 3), np.float32))
     out = sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (2, 3)))
     _on_devices(monkeypatch, {id(x.buffer): 0, id(out.buffer): 1})
-    monkeypatch.setattr(_common, "execute", lambda *args: pytest.fail("allocated or ran before the device check"))
-    _common.forget_prepared_calls()
+    monkeypatch.setattr(_engine, "execute", lambda *args: pytest.fail("allocated or ran before the device check"))
+    _engine.forget_plans()
     for run in (
         lambda: sl.cumulative_summation(x, 1, out=out),
         lambda: sl.cumulative_product(x, 1, out=out),
@@ -59,17 +59,12 @@ class _FakeDevices:
 
 def test_a_new_result_is_allocated_on_the_inputs_device():
     fake = _FakeDevices()
+    desc = sl.TensorDesc("FLOAT32", (2, 3))
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    copy = lambda src, so, dst, do: np.copyto(dst.reshape(-1), src.reshape(-1))  # noqa: E731
-    prepared = _common.prepare(_common.read_input(x), 0, 0, False, sl.TensorDesc("FLOAT32", (2, 3)), copy)
-    prepared = prepared._replace(  # as for an x on GPU 1 while GPU 0 is current
-        device=1,
-        allocate=_common._allocator(fake, sl.TensorDesc("FLOAT32", (2, 3)), True),
-        current_device=fake.cuda.runtime.getDevice,
-        use_device=fake.cuda.Device,
-    )
-    result = _common.execute(prepared, x, None)
+    plan = _engine.plan("ELEMENT_WISE_IDENTITY", x, sl.StridedTensor.empty(desc))
+    plan = plan._replace(allocate=_engine._allocator(fake, desc, True, 1))  # as for an x on GPU 1, GPU 0 current
+    result = _engine.execute(plan, x, None)
     assert fake.allocated_on == [1] and fake.current == 0
     assert result.tolist() == [[0, 1, 2], [3, 4, 5]]
-    _common.execute(prepared._replace(device=0), np.zeros((2, 3), np.float32), None)
+    _engine.execute(plan._replace(allocate=_engine._allocator(fake, desc, True, 0)), np.zeros((2, 3), np.float32))
     assert fake.allocated_on == [1, 0]

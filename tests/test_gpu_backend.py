@@ -1,6 +1,6 @@
 """The CuPy backend against the NumPy reference: every test here needs a usable GPU (marked ``gpu``).
 
-Random strided cases (seeded) run each primitive of :mod:`stridelab.ops.cupy.backend` beside the same
+Random strided cases (seeded) run each primitive of :mod:`stridelab.ops.cupy.runtime` beside the same
 primitive of the NumPy backend on copies of the same buffers, and compare the whole destination
 buffers: padding the views do not reach must come back untouched.
 
@@ -24,12 +24,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
 
 from stridelab.dtypes import DATA_TYPES, data_type
-from stridelab.ops._plan import BufferView, ScanOperator
+from stridelab.ops._engine import forget_plans
+from stridelab.ops._primitives import ScanOperator, canonical_pair
 from stridelab.ops.cumulative_product import PRODUCT
 from stridelab.ops.cumulative_summation import SUMMATION
 from stridelab.ops.cupy import scan_plan, tuning
@@ -51,9 +53,31 @@ OPERATORS = pytest.mark.parametrize("operator", [SUMMATION, PRODUCT], ids=["sum"
 
 def _backends():
     from stridelab.ops import _numpy
-    from stridelab.ops.cupy import backend
+    from stridelab.ops.cupy import runtime
 
-    return backend, _numpy
+    return runtime, _numpy
+
+
+class BufferView(NamedTuple):
+    """A logical tensor over ``buffer`` (1-D): the element at coordinates ``c`` is
+    ``buffer[offset + dot(c, strides)]``."""
+
+    buffer: Any
+    offset: int
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+
+
+def _copy(backend: Any, src: BufferView, dst: BufferView) -> None:
+    """``dst[c] = src[c]`` through ``backend``'s primitive, as the engine prepares and runs it."""
+    pair = canonical_pair(dst.sizes, src.strides, dst.strides)
+    backend.prepare_copy(dst.buffer.dtype, pair)(src.buffer, src.offset, dst.buffer, dst.offset)
+
+
+def _scan(backend: Any, src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
+    """The running tally of ``src`` along ``axis`` into ``dst`` through ``backend``'s primitive."""
+    pair = canonical_pair(dst.sizes, src.strides, dst.strides, axis)
+    backend.prepare_scan(dst.buffer.dtype, pair, exclusive, operator)(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
 # ------------------------------------------------------------------------------------------ random views
@@ -202,8 +226,8 @@ def _scan_on_both(
     gsrc = cupy.asarray(src.buffer) if gsrc is None else gsrc
     if gdst is None:
         gdst = gsrc if dst.buffer is src.buffer else cupy.asarray(dst.buffer)
-    cupy_backend.scan(_to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive, operator)
-    numpy_backend.scan(src, dst, axis, exclusive, operator)
+    _scan(cupy_backend, _to_gpu(src, gsrc), _to_gpu(dst, gdst), axis, exclusive, operator)
+    _scan(numpy_backend, src, dst, axis, exclusive, operator)
     got = gdst.get()
     _compare(got, dst.buffer, dst, bound, dtype)
     return got
@@ -220,8 +244,8 @@ def _copy_case(rng: np.random.Generator, aligned: bool = False):
     dst_host = _values(rng, dtype, dst_layout[2])
     src, dst = _views(src_host, src_layout, dst_host.copy(), dst_layout, sizes)
     gsrc, gdst = _misalign(rng, src_host, aligned), _misalign(rng, dst_host, aligned)
-    cupy_backend.copy(_to_gpu(src, gsrc), _to_gpu(dst, gdst))
-    numpy_backend.copy(src, dst)
+    _copy(cupy_backend, _to_gpu(src, gsrc), _to_gpu(dst, gdst))
+    _copy(numpy_backend, src, dst)
     _compare(gdst.get(), dst.buffer, dst, None, dtype)
 
 
@@ -273,16 +297,13 @@ def test_random_scans_match_numpy(seed):
 def planned_for(request, monkeypatch):
     """Plan for the device as it is, or as if it had one multiprocessor: small tensors then take
     the paths (wide vectors down columns, fewer chunks) that large ones take on the real device."""
-    from stridelab.ops._common import forget_prepared_calls
-    from stridelab.ops.cupy import backend
+    from stridelab.ops.cupy import runtime
 
     if request.param != "device":
-        monkeypatch.setattr(backend, "_sm_count", lambda device_id: 1)
-    backend._plan_scan.cache_clear()
-    forget_prepared_calls()  # their runners keep the plans they resolved
+        monkeypatch.setattr(runtime, "_sm_count", lambda device_id: 1)
+    forget_plans()  # their primitives keep the launches they resolved
     yield request.param
-    backend._plan_scan.cache_clear()
-    forget_prepared_calls()
+    forget_plans()
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -331,7 +352,8 @@ def _column_scans(name: str, cases, operator: ScanOperator):
     rng = np.random.default_rng(5000 + SCAN_TYPES.index(name))
     for sizes, kernel, chunked in cases:
         strides = (sizes[1] * sizes[2], sizes[2], 1)
-        plan = scan_plan.plan_scan(name, sizes, strides, strides, 1, False, 0, 0, 1, operator=operator.cuda)
+        pair = canonical_pair(sizes, strides, strides, 1)
+        plan = scan_plan.plan_scan(name, pair, False, 0, 0, 1, operator=operator.cuda)
         assert (plan.launch.kernel, plan.first is not None) == (kernel.format(traits=traits), chunked)
         for in_place, reverse, exclusive in ((False, False, False), (True, False, True), (False, True, True)):
             src = BufferView(_values(rng, dtype, int(np.prod(sizes)), operator), 0, sizes, strides)
@@ -399,11 +421,11 @@ def test_staged_tiles_match_numpy(name, planned_for, operator):
     than the tile over an axis of many chunks, the mirror layout, and more tiles than the device
     holds blocks at once; each inclusive and exclusive (its first values the operator's, +0 or 1,
     bit for bit), forwards and reversed."""
-    from stridelab.ops.cupy import backend
+    from stridelab.ops.cupy import runtime
 
     traits, size = scan_plan.scan_traits(name, operator.cuda), scan_plan.SCAN_TYPES[name].esize
     tx, ty, ch, stages = tuning.SCAN_STAGED_TILES[size]
-    if stages * ch * ty * tx * size > backend._shared_limit(0):
+    if stages * ch * ty * tx * size > runtime._shared_limit(0):
         pytest.skip(f"this GPU gives a block less shared memory than the {name} staged tile takes")
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(6000 + SCAN_TYPES.index(name))
@@ -420,8 +442,8 @@ def test_staged_tiles_match_numpy(name, planned_for, operator):
                 src, dst = _reverse(src, 2), _reverse(dst, 2)
             align = (src.offset * size % 16, dst.offset * size % 16)
             plan = scan_plan.plan_scan(
-                name, sizes, src.strides, dst.strides, 2, exclusive, *align, 1,
-                operator=operator.cuda, shared_limit=backend._shared_limit(0),
+                name, canonical_pair(sizes, src.strides, dst.strides, 2), exclusive, *align, 1,
+                operator=operator.cuda, shared_limit=runtime._shared_limit(0),
             )  # fmt: skip
             kernel = f"sl_scan_tile_staged<{traits}, {tx}, {ty}, {ch}, {stages}, {str(exclusive).lower()}>"
             assert plan.launch.kernel == kernel, (sizes, plan.launch.kernel)
@@ -721,7 +743,7 @@ def test_kernels_compile_one_variant_at_a_time_and_precompile_fills_the_cache(mo
 
     import stridelab.ops as ops
     from stridelab.ops._precompile import kernel_names
-    from stridelab.ops.cupy import backend as _cupy
+    from stridelab.ops.cupy import runtime as _cupy
 
     names = kernel_names(["slice1"], ["UINT8"])
     compiled = ops.precompile(["slice1"], ["UINT8"])

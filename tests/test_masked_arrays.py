@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import stridelab as sl
-from stridelab.ops import _common
+from stridelab.ops import _engine
 
 MASKED = np.ma.array(np.array([1, 2, 3, 4], np.float32), mask=[False, True, False, False])
 
@@ -29,7 +29,7 @@ def message(field: str) -> str:
     ],
 )
 def test_operators_refuse_a_masked_input_before_any_work(call, monkeypatch):
-    monkeypatch.setattr(_common, "execute", lambda *args: pytest.fail("ran a masked input"))
+    monkeypatch.setattr(_engine, "execute", lambda *args: pytest.fail("ran a masked input"))
     with pytest.raises(TypeError, match=message("x")):
         call(MASKED)
 

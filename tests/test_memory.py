@@ -11,7 +11,7 @@ import pytest
 
 import stridelab as sl
 from stridelab import _memory
-from stridelab.ops import _common
+from stridelab.ops import _engine
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_a_buffer_no_array_can_hold_is_refused_whatever_is_free():
 
 def test_an_operator_result_larger_than_the_free_memory_is_refused_before_allocating(monkeypatch):
     huge = np.broadcast_to(np.float32(1), (2**20, 2**20))  # 4 TiB of output from 4 bytes of input
-    monkeypatch.setattr(_common, "execute", lambda *args: pytest.fail("nothing may run"))
+    monkeypatch.setattr(_engine, "execute", lambda *args: pytest.fail("nothing may run"))
     with pytest.raises(sl.LayoutError, match=r"the result \(FLOAT32 \(1048576,1048576\):\(1048576,1\)\) needs"):
         sl.cumulative_summation(huge, 1)
 

@@ -3,44 +3,40 @@ change between calls (values, buffers, flags, where ``out`` lies) is taken from 
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
 import stridelab as sl
-from stridelab.ops import _common, _scan
-
-slice1_module = importlib.import_module("stridelab.ops.slice1")  # the package exports the function
+from stridelab.ops import _engine
 
 X = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
 
 
 @pytest.fixture
 def prepared(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """An empty cache, and the name of each preparation made from here on."""
-    _common.forget_prepared_calls()
+    """An empty cache, and the kind of each plan made from here on ("scan", or the operator's
+    function name)."""
+    _engine.forget_plans()
     made: list[str] = []
-    for module in (_scan, slice1_module):
-        original = module._prepare
+    original = _engine.plan
 
-        def counting(*args, _original=original, _name=module.__name__):
-            made.append(_name.rpartition(".")[2])
-            return _original(*args)
+    def counting(operator, *args, **kwargs):
+        made.append("scan" if operator.scan is not None else operator.function)
+        return original(operator, *args, **kwargs)
 
-        monkeypatch.setattr(module, "_prepare", counting)
+    monkeypatch.setattr(_engine, "plan", counting)
     yield made
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
 
 
 def test_a_repeated_call_is_prepared_once(prepared):
     first = sl.cumulative_summation(X, 3)
     again = sl.cumulative_summation(X, 3)
-    assert prepared == ["_scan"]
+    assert prepared == ["scan"]
     assert first is not again and np.array_equal(first, again)
     other = X * 2  # new values, same signature: computed afresh, not prepared again
     assert sl.cumulative_summation(other, 3).tolist() == (np.cumsum(other, 3)).tolist()
-    assert prepared == ["_scan"]
+    assert prepared == ["scan"]
 
 
 @pytest.mark.parametrize(
@@ -60,7 +56,7 @@ def test_a_repeated_call_is_prepared_once(prepared):
 def test_whatever_decides_the_plan_is_in_the_signature(prepared, change):
     sl.cumulative_summation(X, 3)
     change()
-    assert prepared == ["_scan", "_scan"]
+    assert prepared == ["scan", "scan"]
 
 
 @pytest.mark.parametrize(
@@ -95,11 +91,11 @@ def test_a_tensor_input_reads_its_own_buffer_every_call(prepared):
     second = sl.StridedTensor(desc, np.arange(15, dtype=np.float32) * 10)
     assert sl.cumulative_summation(first, 1).to_array()[2].tolist() == [10, 21, 33, 46]
     assert sl.cumulative_summation(second, 1).to_array()[2].tolist() == [100, 210, 330, 460]
-    assert prepared == ["_scan"]
+    assert prepared == ["scan"]
 
 
 def test_a_read_only_out_is_refused_after_a_cached_call():
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
     out = sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (1, 1, 3, 4)))
     sl.cumulative_summation(X, 3, out=out)
     out.buffer.flags.writeable = False
@@ -120,11 +116,11 @@ def test_where_out_lies_is_part_of_the_signature(prepared):
     assert x.buffer.tolist() == list(range(8))
     assert sl.cumulative_summation(x, 1, out=x) is x
     assert x.buffer.tolist() == [0, 1, 3, 6, 4, 9, 15, 22]
-    assert prepared == ["_scan", "_scan", "_scan"]
+    assert prepared == ["scan", "scan", "scan"]
 
 
 def test_interleaved_outputs_are_prepared_once_per_distance():
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
     buffer = np.zeros(16, np.float32)
     evens = sl.StridedTensor(sl.TensorDesc("FLOAT32", (8,), (2,)), buffer)
     odds = sl.StridedTensor(sl.TensorDesc("FLOAT32", (8,), (2,)), buffer[1:])
@@ -132,15 +128,15 @@ def test_interleaved_outputs_are_prepared_once_per_distance():
     sl.cumulative_summation(evens, 0, out=odds)
     sl.cumulative_summation(evens, 0, out=odds)
     assert buffer[1::2].tolist() == [0, 1, 3, 6, 10, 15, 21, 28]
-    assert len(_common._prepared) == 1
+    assert len(_engine._plans) == 1
 
 
 def test_the_cache_starts_over_when_full(monkeypatch):
-    _common.forget_prepared_calls()
-    monkeypatch.setattr(_common, "CACHE_SIZE", 3)
+    _engine.forget_plans()
+    monkeypatch.setattr(_engine, "CACHE_SIZE", 3)
     for axis in range(4):
         sl.cumulative_summation(X, axis)
-    assert len(_common._prepared) == 1
+    assert len(_engine._plans) == 1
 
 
 class _Sub(np.ndarray):
@@ -150,7 +146,7 @@ class _Sub(np.ndarray):
 def test_array_subclasses_are_keyed_by_their_layout_not_their_identity(tmp_path):
     """A memmap or any ndarray subclass is read like an ndarray: its sizes and strides are in the
     signature, so a later array of another shape never reuses a preparation."""
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
     mapped = np.memmap(tmp_path / "ones.bin", np.float32, "w+", shape=(100,))
     mapped[:] = 1
     for n in (3, 5, 7):
@@ -162,7 +158,7 @@ def test_array_subclasses_are_keyed_by_their_layout_not_their_identity(tmp_path)
 
 
 def test_an_out_in_a_subclass_buffer_is_checked_for_sharing_every_time():
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
     base = np.zeros(16, np.float32)
     base[:8] = np.arange(8)
     x = base[0:8]
@@ -174,7 +170,7 @@ def test_an_out_in_a_subclass_buffer_is_checked_for_sharing_every_time():
 
 
 def test_slice_parameters_of_numpy_integers_are_keyed_by_value():
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
     x = np.arange(10, dtype=np.float32)
     for start in range(3):
         assert sl.slice1(x, (np.int64(start),), (3,), (1,)).tolist() == [start, start + 1, start + 2]
@@ -185,7 +181,7 @@ def test_slice_parameters_of_numpy_integers_are_keyed_by_value():
 
 
 def test_strided_tensor_subclasses_are_keyed_by_their_description():
-    _common.forget_prepared_calls()
+    _engine.forget_plans()
 
     class Tensor(sl.StridedTensor):
         __slots__ = ()

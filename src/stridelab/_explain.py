@@ -16,13 +16,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-import numpy as np
-
 from ._analysis import ENUMERATION_LIMIT, self_collision
-from ._validate import refuse_masked, wrong_type
-from .backend import is_cupy_array
+from ._arrays import layout_of
 from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, TensorDesc, layout_strides
-from .dtypes import data_type
 from .errors import LayoutError
 from .tensor import StridedTensor
 
@@ -31,10 +27,6 @@ __all__ = ["LayoutReport", "Reach", "explain", "packed_strides_in"]
 #: Dimension letters by rank, as the strides page names layouts (a lone dimension is W); other
 #: ranks use index permutations.
 LETTERS = {1: "W", **DIMENSION_LETTERS}
-_TORCH_DTYPES = {
-    "float32": "FLOAT32", "float16": "FLOAT16", "float64": "FLOAT64", "int8": "INT8", "int16": "INT16",
-    "int32": "INT32", "int64": "INT64", "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -200,30 +192,16 @@ def explain(obj: Any) -> LayoutReport:
 
 
 def _read(obj: Any) -> tuple[TensorDesc, str]:
+    """The description to explain: PyTorch's and NumPy's own strides, a size-1 dimension's kept as
+    given (PyTorch's names depend on them); negative strides are refused, since no DirectML
+    description has them."""
     if isinstance(obj, TensorDesc):
         return obj, "TensorDesc"
     if isinstance(obj, StridedTensor):
         return obj.desc, "StridedTensor"
-    module = type(obj).__module__.split(".")[0]
-    if module == "torch" and hasattr(obj, "stride"):
-        name = str(obj.dtype).removeprefix("torch.")
-        if name not in _TORCH_DTYPES:
-            raise LayoutError(
-                f"torch dtype {obj.dtype} has no DirectML data type; expected one of {sorted(_TORCH_DTYPES)}"
-            )
-        return _desc(_TORCH_DTYPES[name], tuple(obj.shape), tuple(obj.stride()), "torch tensor"), "torch.Tensor"
-    if isinstance(obj, np.ndarray) or is_cupy_array(obj):
-        refuse_masked("obj", obj)
-        kind = "cupy.ndarray" if is_cupy_array(obj) else "numpy.ndarray"
-        strides = []
-        for i, (n, b) in enumerate(zip(obj.shape, obj.strides)):
-            if n == 1:  # never stepped along: its sign and size do not matter
-                b = abs(b) - abs(b) % obj.itemsize
-            elif b % obj.itemsize:
-                raise LayoutError(f"array byte_strides[{i}] = {b} is not a multiple of the item size {obj.itemsize}")
-            strides.append(b // obj.itemsize)
-        return _desc(data_type(obj.dtype).name, tuple(obj.shape), tuple(strides), "array"), kind
-    raise wrong_type("obj", "a TensorDesc, StridedTensor, numpy or cupy array or torch tensor", obj)
+    layout = layout_of(obj, "obj", "a TensorDesc, StridedTensor, numpy or cupy array or torch tensor")
+    what = "torch tensor" if layout.kind == "torch.Tensor" else "array"
+    return _desc(layout.dtype.name, layout.sizes, layout.strides, what), layout.kind
 
 
 def _desc(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...], what: str) -> TensorDesc:

@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from ._arrays import described_strides, read_array
 from ._memory import check_allocation
-from ._optional import optional_imports
 from ._validate import refuse_masked, wrong_type
 from .backend import array_module, is_cupy_array
-from .desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
-from .dtypes import data_type
+from .desc import MAX_DIMENSIONS, TensorDesc
 from .errors import LayoutError
 
 __all__ = ["StridedTensor"]
@@ -99,52 +98,36 @@ class StridedTensor:
 
     @classmethod
     def from_array(cls, array: Any) -> StridedTensor:
-        """View any numpy or cupy array with at least one element as a strided tensor, without copying.
+        """View any array with at least one element as a strided tensor, without copying.
 
         Byte strides become element strides (a size-1 dimension, whose stride never matters, gets
         the largest span of the dimensions after it: a C-contiguous array is the packed
         description, a channels-last one the NHWC description); the buffer is a
         flat view from the first element to the last. A 0-d array becomes a 1-element, 1-D tensor.
-        Other GPU arrays (a PyTorch CUDA tensor, anything with ``__cuda_array_interface__`` or a
-        CUDA DLPack capsule) are viewed through CuPy, also without copying. A masked array is
-        refused (its mask would be lost).
+        Any array :func:`stridelab._arrays.read_array` reads is taken: GPU arrays (a PyTorch CUDA
+        tensor, anything with ``__cuda_array_interface__`` or a CUDA DLPack capsule) are viewed
+        through CuPy, CPU ones (a PyTorch CPU tensor, an ``__array_interface__``) through NumPy.
+        Refused: negative strides (DirectML's are unsigned) and masked arrays (the mask would be lost).
         """
-        refuse_masked("array", array)
-        array = _as_cupy_if_cuda(array)
-        xp = array_module(array, "array")
-        dtype = data_type(array.dtype)
-        if array.size == 0:
+        read = read_array(array, "array", "a numpy or cupy array")
+        if read.array.ndim == 0:
+            read = read_array(read.array.reshape(1), "array")
+        sizes, strides = read.layout.sizes, read.layout.strides
+        if 0 in sizes:
             raise LayoutError(
-                f"array of shape {tuple(array.shape)} has no elements; DirectML tensors have at least one "
+                f"array of shape {sizes} has no elements; DirectML tensors have at least one "
                 "(every size must be at least 1)"
             )
-        if array.ndim == 0:
-            array = array.reshape(1)
-        if array.ndim > MAX_DIMENSIONS:
-            raise LayoutError(f"array has {array.ndim} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
-        strides: list[int] = []
-        for axis, (n, b) in enumerate(zip(array.shape, array.strides)):
-            if n == 1:
-                strides.append(0)  # set below
-                continue
-            if b < 0 or b % array.itemsize:
-                problem = "negative" if b < 0 else f"not a multiple of the item size {array.itemsize}"
-                raise LayoutError(
-                    f"array byte_strides[{axis}] = {b} is {problem}; stridelab describes non-negative element "
-                    "strides: pass xp.ascontiguousarray(array) instead"
-                )
-            strides.append(b // array.itemsize)
-        # A size-1 dimension is never stepped along, so its stride is free: give it the span of the
-        # dimensions after it, so that every C-contiguous array is the packed description and a
-        # channels-last view of one image still reads as NHWC.
-        span = 1
-        for axis in reversed(range(array.ndim)):
-            if array.shape[axis] == 1:
-                strides[axis] = min(span, UINT_MAX)
-            span = max(span, strides[axis] * array.shape[axis])
-        desc = TensorDesc(dtype, array.shape, strides)
-        buffer = xp.lib.stride_tricks.as_strided(array, shape=(desc.last_offset + 1,), strides=(array.itemsize,))
-        return cls(desc, buffer)
+        if len(sizes) > MAX_DIMENSIONS:
+            raise LayoutError(f"array has {len(sizes)} dimensions; DirectML tensors have 1 to {MAX_DIMENSIONS}")
+        if read.negative_axes:
+            axis = read.negative_axes[0]
+            raise LayoutError(
+                f"array byte_strides[{axis}] = {read.array.strides[axis]} is negative; stridelab describes "
+                "non-negative element strides: pass xp.ascontiguousarray(array) instead"
+            )
+        desc = TensorDesc(read.layout.dtype, sizes, described_strides(sizes, strides))
+        return cls(desc, read.buffer)
 
     @property
     def xp(self) -> Any:
@@ -186,24 +169,3 @@ class StridedTensor:
     def __repr__(self) -> str:
         where = "cupy" if self.on_gpu else "numpy"
         return f"StridedTensor({self.desc!r}, buffer={where}[{self.buffer.size}])"
-
-
-_DLPACK_CUDA = 2  # kDLCUDA in DLPack's DLDeviceType
-
-
-def _as_cupy_if_cuda(array: Any) -> Any:
-    """A zero-copy CuPy view of a CUDA array that is neither numpy nor cupy (CuPy imported only
-    then); anything else unchanged."""
-    if isinstance(array, np.ndarray) or is_cupy_array(array):
-        return array
-    try:  # a CPU tensor may raise rather than lack the attribute
-        cuda_interface = hasattr(array, "__cuda_array_interface__")
-        dlpack_cuda = hasattr(array, "__dlpack__") and array.__dlpack_device__()[0] == _DLPACK_CUDA
-    except Exception:  # not a usable GPU array: leave it to the type check
-        return array
-    if cuda_interface or dlpack_cuda:
-        with optional_imports("gpu", "a CUDA array (one with __cuda_array_interface__ or a CUDA __dlpack__)"):
-            import cupy
-
-        return cupy.asarray(array) if cuda_interface else cupy.from_dlpack(array)
-    return array

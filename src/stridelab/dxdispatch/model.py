@@ -22,7 +22,6 @@ from .._json_fields import Fields, did_you_mean
 from .._validate import shown
 from ..desc import MINIMUM_ALIGNMENT, TensorDesc
 from ..errors import LayoutError
-from ..ops._common import validate_only
 from ..tensor import StridedTensor
 from .budget import LoadBudget, check_memory, check_written
 from .commands import Binding, Command, Dispatch, Print, WriteFile, read_command
@@ -103,11 +102,9 @@ class Model:
                 x, out = self._bind(command, buffers)
                 dispatchable = self.dispatchables[command.dispatchable]
                 try:
-                    with validate_only():
-                        dispatchable.apply(x, out)
+                    dispatchable.check(x, out)
                 except (LayoutError, TypeError) as error:
-                    message = dispatchable.in_desc_terms(str(error))
-                    raise LayoutError(f"command {command.index} ({command.describe()}): {message}") from None
+                    raise LayoutError(f"command {command.index} ({command.describe()}): {error}") from None
 
     def _bind(self, command: Dispatch, buffers: dict[str, Any]) -> tuple[StridedTensor, StridedTensor]:
         dispatchable = self.dispatchables[command.dispatchable]

@@ -1,19 +1,19 @@
 """The DirectML operators a model may dispatch, read from their ``DML_*_OPERATOR_DESC`` JSON.
 
 Each reader checks the desc's fields (names, JSON types, enums, ``DimensionCount``) and returns a
-:class:`Dispatchable`: the tensors by bind point and a function that runs the operator on tensors
-bound to buffers. Everything an operator checks about tensors bound to buffers (sizes, data types,
-axis range, windows, aliasing) is checked by stridelab's operator itself, before a model runs, under
-:func:`~stridelab.ops._common.validate_only`.
+:class:`Dispatchable`: the tensors by bind point and the stridelab operator call that runs it on
+tensors bound to buffers. Everything an operator checks about tensors bound to buffers (sizes, data
+types, axis range, windows, aliasing) is checked by stridelab's operator itself, before a model
+runs, by planning the call (:func:`~stridelab.ops._engine.plan`, which runs nothing) with the
+desc's field names, so that its messages speak of ``InputTensor`` and ``InputWindowOffsets``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, nu
 from .._validate import shown
 from ..desc import TensorDesc, json_desc_alignment, read_json_desc
 from ..errors import LayoutError
-from ..ops import cumulative_product, cumulative_summation, element_wise_identity, slice1
+from ..ops import _engine
+from ..ops._operands import Names
 from ..tensor import StridedTensor
 
 __all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "named_tensors", "read_dispatchable"]
@@ -39,25 +40,41 @@ def named_tensors(dispatchables: dict[str, Dispatchable]) -> dict[str, TensorDes
     return {f"{name}.{point}": desc for name, d in dispatchables.items() for point, desc in d.tensors.items()}
 
 
+class Run(NamedTuple):
+    """The stridelab call a dispatchable makes: ``operator`` (the engine's name, e.g. ``SLICE1``
+    for a SLICE desc too) with keyword ``arguments`` (in the order the operator takes them), then,
+    for ELEMENT_WISE_IDENTITY, a ``scale_bias`` (scale, bias) applied to the output."""
+
+    operator: str
+    arguments: dict[str, Any]
+    scale_bias: tuple[float, float] | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Dispatchable:
     """A DirectML operator of a model: its ``tensors`` by bind point, the other desc fields as
-    ``parameters`` (JSON values, for display), and ``apply(input, output)``, which runs it on
-    StridedTensors over bound buffers."""
+    ``parameters`` (JSON values, for display), and the call it makes (``run``): ``check(input,
+    output)`` validates it and ``apply(input, output)`` runs it, on StridedTensors over bound
+    buffers."""
 
     name: str
     operator: str
     tensors: dict[str, TensorDesc]
     parameters: dict[str, Any]
-    apply: Callable[[StridedTensor, StridedTensor], None]
+    run: Run
     alignments: dict[str, int]  # per bind point: the byte alignment its bound offset must have
 
-    def in_desc_terms(self, message: str) -> str:
-        """An operator's message in the desc's words: ``window_offsets`` is ``InputWindowOffsets``,
-        x the InputTensor and out the OutputTensor."""
-        for word, field in (*_DESC_TERMS.get(self.operator, ()), ("x", "InputTensor"), ("out(?!-)", "OutputTensor")):
-            message = re.sub(rf"\b{word}\b", field, message)
-        return message
+    def check(self, x: StridedTensor, out: StridedTensor) -> None:
+        """Raise what running on ``x`` and ``out`` would raise, in the desc's words
+        (``InputWindowOffsets``, ``InputTensor``), running nothing."""
+        names = _DESC_NAMES.get(self.operator, _TENSOR_NAMES)
+        _engine.plan(self.run.operator, x, out, names=names, **self.run.arguments)
+
+    def apply(self, x: StridedTensor, out: StridedTensor) -> None:
+        """Run the operator on ``x`` into ``out``."""
+        _engine.call(_engine.OPERATORS[self.run.operator], x, out, *self.run.arguments.values())
+        if self.run.scale_bias is not None:
+            _scale_bias(out, *self.run.scale_bias)
 
     def describe(self) -> str:
         """One line: the operator and its parameters, e.g. ``SLICE1 InputWindowOffsets=[0, 0, 1, 1] ...``."""
@@ -114,30 +131,28 @@ def read_dispatchable(name: str, obj: Any) -> Dispatchable:
     given = {point: desc_fields.required(point) for point in BIND_POINTS}
     tensors = {point: read_json_desc(obj, f"{where}: desc.{point}") for point, obj in given.items()}
     alignments = {point: json_desc_alignment(obj) for point, obj in given.items()}
-    parameters, apply = OPERATORS[operator](desc_fields, tensors)
+    parameters, run = OPERATORS[operator](desc_fields, tensors)
     desc_fields.done()
-    return Dispatchable(name, operator, tensors, parameters, apply, alignments)
+    return Dispatchable(name, operator, tensors, parameters, run, alignments)
 
 
-_DESC_TERMS = {
-    "SLICE1": (
-        ("window_offsets", "InputWindowOffsets"),
-        ("window_sizes", "InputWindowSizes"),
-        ("window_strides", "InputWindowStrides"),
+_TENSOR_NAMES = Names(x="InputTensor", out="OutputTensor")
+#: What each desc calls an operator's fields (others keep stridelab's names).
+_DESC_NAMES = {
+    "SLICE1": _TENSOR_NAMES._replace(
+        window_offsets="InputWindowOffsets", window_sizes="InputWindowSizes", window_strides="InputWindowStrides"
     ),
-    "CUMULATIVE_SUMMATION": (("axis", "Axis"),),
-    "CUMULATIVE_PRODUCT": (("axis", "Axis"),),
+    "CUMULATIVE_SUMMATION": _TENSOR_NAMES._replace(axis="Axis"),
+    "CUMULATIVE_PRODUCT": _TENSOR_NAMES._replace(axis="Axis"),
 }
 _DISPATCHABLE_FIELDS = ("type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings")
 _EXECUTION_FLAGS = ("NONE", "ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS", "DESCRIPTORS_VOLATILE")
 
-Reader = Callable[
-    [Fields, dict[str, TensorDesc]], tuple[dict[str, Any], Callable[[StridedTensor, StridedTensor], None]]
-]
+Reader = Callable[[Fields, dict[str, TensorDesc]], tuple[dict[str, Any], Run]]
 
 
-def _scan(function: Callable, exclusive_field: str) -> Reader:
-    def read(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+def _scan(operator: str, exclusive_field: str) -> Reader:
+    def read(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Run]:
         axis = uint(fields.at("Axis"), fields.required("Axis"))
         direction = enum(
             fields.at("AxisDirection"), fields.required("AxisDirection"), "DML_AXIS_DIRECTION_", _DIRECTIONS
@@ -146,11 +161,8 @@ def _scan(function: Callable, exclusive_field: str) -> Reader:
         rank = tensors["InputTensor"].dimension_count
         if axis >= rank:
             raise LayoutError(f"{fields.at('Axis')} = {axis} is out of range for InputTensor with {rank} dimensions")
-
-        def apply(x: StridedTensor, out: StridedTensor) -> None:
-            function(x, axis, direction=direction, exclusive=exclusive, out=out)
-
-        return {"Axis": axis, "AxisDirection": direction, exclusive_field: exclusive}, apply
+        run = Run(operator, {"axis": axis, "direction": direction, "exclusive": exclusive})
+        return {"Axis": axis, "AxisDirection": direction, exclusive_field: exclusive}, run
 
     return read
 
@@ -166,21 +178,22 @@ def _dimension_count(fields: Fields, tensors: dict[str, TensorDesc], arrays: dic
     return count
 
 
-def _slice1(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+def _slice1(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Run]:
     arrays = {
         name: integer_list(fields.at(name), fields.required(name), signed=name == "InputWindowStrides")
         for name in ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
     }
     count = _dimension_count(fields, tensors, arrays)
     offsets, sizes, strides = (arrays[n] for n in ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"))
-
-    def apply(x: StridedTensor, out: StridedTensor) -> None:
-        slice1(x, offsets, sizes, strides, out=out)
-
-    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, apply
+    run = Run("SLICE1", _window(offsets, sizes, strides))
+    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, run
 
 
-def _slice(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+def _window(offsets: tuple[int, ...], sizes: tuple[int, ...], strides: tuple[int, ...]) -> dict[str, Any]:
+    return {"window_offsets": offsets, "window_sizes": sizes, "window_strides": strides}
+
+
+def _slice(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Run]:
     """SLICE (version 1): ``Out[c] = In[Offsets + Strides * c]``, which is SLICE1 with window sizes
     ``(Sizes[i] - 1) * Strides[i] + 1``."""
     arrays = {name: integer_list(fields.at(name), fields.required(name)) for name in ("Offsets", "Sizes", "Strides")}
@@ -198,21 +211,14 @@ def _slice(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, An
                 f"InputTensor.Sizes[{i}] = {limit}"
             )
     window = tuple((n - 1) * s + 1 for n, s in zip(sizes, strides))
-
-    def apply(x: StridedTensor, out: StridedTensor) -> None:
-        slice1(x, offsets, window, strides, out=out)
-
-    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, apply
+    run = Run("SLICE1", _window(offsets, window, strides))
+    return {"DimensionCount": count, **{k: list(v) for k, v in arrays.items()}}, run
 
 
-def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Callable]:
+def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str, Any], Run]:
     scale_bias = fields.optional("ScaleBias")
     if scale_bias is None:
-
-        def copy(x: StridedTensor, out: StridedTensor) -> None:
-            element_wise_identity(x, out)
-
-        return {}, copy
+        return {}, Run("ELEMENT_WISE_IDENTITY", {})
     pair = Fields(scale_bias, f"{fields.where}.ScaleBias", "DML_SCALE_BIAS")
     scale = number(pair.at("Scale"), pair.required("Scale"))
     bias = number(pair.at("Bias"), pair.required("Bias"))
@@ -222,28 +228,26 @@ def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str,
         raise LayoutError(
             f"{fields.where}.ScaleBias: a scale and bias apply to float tensors; OutputTensor is {output_type.name}"
         )
-    compute = np.dtype(np.float64 if output_type.name == "FLOAT64" else np.float32)
-    scale_c, bias_c = compute.type(scale), compute.type(bias)
+    return {"ScaleBias": {"Scale": scale, "Bias": bias}}, Run("ELEMENT_WISE_IDENTITY", {}, (scale, bias))
 
-    def copy_scaled(x: StridedTensor, out: StridedTensor) -> None:
-        """``Scale * x + Bias`` as a multiply and an add, each rounded to float32 (float64 for
-        FLOAT64; no fused multiply-add, so NumPy and CuPy give the same bits), then converted once
-        to the output type."""
-        element_wise_identity(x, out)
-        view = out.view()
-        with np.errstate(over="ignore", invalid="ignore"):  # past the type's range is inf, as on DirectML
-            values = view.astype(compute)
-            values *= scale_c
-            values += bias_c
-            view[...] = values
 
-    return {"ScaleBias": {"Scale": scale, "Bias": bias}}, copy_scaled
+def _scale_bias(out: StridedTensor, scale: float, bias: float) -> None:
+    """``Scale * out + Bias`` in place, as a multiply and an add, each rounded to float32 (float64
+    for FLOAT64; no fused multiply-add, so NumPy and CuPy give the same bits), then converted once
+    to the output type."""
+    compute = np.dtype(np.float64 if out.desc.data_type == "FLOAT64" else np.float32)
+    view = out.view()
+    with np.errstate(over="ignore", invalid="ignore"):  # past the type's range is inf, as on DirectML
+        values = view.astype(compute)
+        values *= compute.type(scale)
+        values += compute.type(bias)
+        view[...] = values
 
 
 #: The operators stridelab runs, by their name after ``DML_OPERATOR_``.
 OPERATORS: dict[str, Reader] = {
-    "CUMULATIVE_PRODUCT": _scan(cumulative_product, "HasExclusiveProduct"),
-    "CUMULATIVE_SUMMATION": _scan(cumulative_summation, "HasExclusiveSum"),
+    "CUMULATIVE_PRODUCT": _scan("CUMULATIVE_PRODUCT", "HasExclusiveProduct"),
+    "CUMULATIVE_SUMMATION": _scan("CUMULATIVE_SUMMATION", "HasExclusiveSum"),
     "ELEMENT_WISE_IDENTITY": _identity,
     "SLICE": _slice,
     "SLICE1": _slice1,

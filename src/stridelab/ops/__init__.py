@@ -4,7 +4,7 @@
 DirectML operator pages (``DML_CUMULATIVE_SUMMATION_OPERATOR_DESC``,
 ``DML_CUMULATIVE_PRODUCT_OPERATOR_DESC``, ``DML_SLICE1_OPERATOR_DESC``,
 ``DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC``) on buffers with any strides. The work runs where the
-input lives: ``_numpy`` for numpy buffers, ``cupy.backend`` (imported only then) for cupy buffers; GPU
+input lives: ``_numpy`` for numpy buffers, ``cupy.runtime`` (imported only then) for cupy buffers; GPU
 kernels are compiled on first use, or ahead with ``precompile``.
 """
 

@@ -1,4 +1,4 @@
-"""The NumPy backend: ``copy`` and ``scan`` over :class:`~stridelab.ops._plan.BufferView` s.
+"""The NumPy backend: the ``copy`` and ``scan`` primitives of :mod:`._primitives` on NumPy buffers.
 
 The reference backend, and vectorised: no Python loop runs over elements or lines. Both primitives
 read and write through strided views of the flat buffers (what ``as_strided`` makes, built directly
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ._plan import BufferView, ScanOperator, canonical_pair
+from ._primitives import CanonicalPair, ScanOperator
 
 __all__ = [
     "BLOCK_BYTES",
@@ -31,10 +31,8 @@ __all__ = [
     "PIECE_BYTES",
     "SHORT_AXIS",
     "SMALL_PLANE",
-    "copy",
     "prepare_copy",
     "prepare_scan",
-    "scan",
 ]
 
 #: An innermost scan axis this short is scanned plane by plane (the crossover lies between 4 and 8).
@@ -52,11 +50,10 @@ BLOCK_BYTES = 1 << 19
 Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
 
 
-def prepare_copy(dtype: np.dtype, sizes, src_strides, dst_strides) -> Runner:
+def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Runner:
     """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: ``dst[c] = src[c]`` for every
-    coordinate ``c`` (the views never share an element; where they share memory, interleaved, NumPy
-    buffers the copy as needed)."""
-    pair = canonical_pair(sizes, src_strides, dst_strides)
+    coordinate ``c`` of the canonical ``pair`` (the views never share an element; where they share
+    memory, interleaved, NumPy buffers the copy as needed)."""
     shape, itemsize = pair.sizes, dtype.itemsize
     src_bytes = tuple(s * itemsize for s in pair.src_strides)
     dst_bytes = tuple(d * itemsize for d in pair.dst_strides)
@@ -71,11 +68,9 @@ def prepare_copy(dtype: np.dtype, sizes, src_strides, dst_strides) -> Runner:
     return run
 
 
-def prepare_scan(
-    dtype: np.dtype, sizes, src_strides, dst_strides, axis: int, exclusive: bool, operator: ScanOperator
-) -> Runner:
+def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator: ScanOperator) -> Runner:
     """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: the running tally of ``operator``
-    along ``axis`` in increasing coordinate order, written to the destination.
+    along the canonical ``pair``'s axis in increasing coordinate order, written to the destination.
 
     FLOAT32 accumulates in float32; FLOAT16 keeps the running total in float32 and rounds each
     written value once; integers wrap modulo 2**bits. Exclusive: the first written value is the
@@ -83,7 +78,6 @@ def prepare_scan(
     element is read before it is written. Overflow to infinity is IEEE arithmetic here, as on a
     GPU, not a warning.
     """
-    pair = canonical_pair(sizes, src_strides, dst_strides, axis)
     itemsize = dtype.itemsize
     # visit dimensions in the input's memory order, outermost first (then the output's)
     order = sorted(range(len(pair.sizes)), key=lambda i: (-abs(pair.src_strides[i]), -abs(pair.dst_strides[i])))
@@ -108,17 +102,6 @@ def prepare_scan(
             step(x, y)
 
     return run
-
-
-def copy(src: BufferView, dst: BufferView) -> None:
-    """``dst[c] = src[c]`` for every coordinate ``c`` (see :func:`prepare_copy`)."""
-    prepare_copy(dst.buffer.dtype, dst.sizes, src.strides, dst.strides)(src.buffer, src.offset, dst.buffer, dst.offset)
-
-
-def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
-    """The running tally of ``src`` along ``axis`` into ``dst`` (see :func:`prepare_scan`)."""
-    run = prepare_scan(dst.buffer.dtype, dst.sizes, src.strides, dst.strides, axis, exclusive, operator)
-    run(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
 Step = Callable[[np.ndarray, np.ndarray], None]

@@ -14,10 +14,9 @@ from .._optional import optional_imports
 from .._validate import known_keywords, layout_error, shown, wrong_type
 from ..dtypes import DATA_TYPES, data_type
 from ..errors import LayoutError
-from ._plan import SCAN_OPERATORS
+from ._engine import OPERATORS
 from .cupy.copy_plan import copy_kernels
 from .cupy.scan_plan import scan_kernels
-from .slice1 import SUPPORTED_DATA_TYPES as SLICE_DATA_TYPES
 
 __all__ = ["gpu_operators", "kernel_names", "precompile"]
 
@@ -26,9 +25,9 @@ _MAX_NAMES = 64
 
 
 def gpu_operators() -> dict[str, tuple[str, ...]]:
-    """The operators with GPU kernels, by function name, and the data types each takes."""
-    table = {op.name.lower(): op.data_types for op in SCAN_OPERATORS.values()}
-    return {**table, "slice1": SLICE_DATA_TYPES, "element_wise_identity": DATA_TYPES}
+    """The operators with GPU kernels, by function name (in alphabetical order), and the data types
+    each takes."""
+    return {op.function: op.data_types for op in sorted(OPERATORS.values(), key=lambda op: op.function)}
 
 
 def _chosen(field: str, values: Iterable[str] | None, known: Iterable[str]) -> list[str]:
@@ -65,7 +64,7 @@ def kernel_names(operators: Iterable[str] | None = None, data_types: Iterable[st
     for name in chosen_types:
         if data_types is not None and not any(name in table[op] for op in chosen_operators):
             raise LayoutError(f"data_types holds {name}, which none of {', '.join(chosen_operators)} takes")
-    scans = {op.name.lower(): op for op in SCAN_OPERATORS.values()}
+    scans = {op.function: op.scan for op in OPERATORS.values() if op.scan is not None}
     for operator in chosen_operators:
         for name in (t for t in chosen_types if t in table[operator]):
             if operator in scans:
@@ -90,6 +89,6 @@ def precompile(operators: Iterable[str] | None = None, data_types: Iterable[str]
     names = kernel_names(operators, data_types)
     with optional_imports("gpu", "stridelab.ops.precompile"):
         import cupy  # noqa: F401  (the kernels are CuPy RawKernels)
-    from .cupy import backend
+    from .cupy import runtime
 
-    return backend.precompile_kernels(names)
+    return runtime.precompile_kernels(names)

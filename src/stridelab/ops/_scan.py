@@ -1,5 +1,6 @@
 """The front end the scan operators share: CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT differ only
-in their :class:`~stridelab.ops._plan.ScanOperator`.
+in their :class:`~stridelab.ops._primitives.ScanOperator`, registered with the engine by
+:func:`scan_operator`.
 
 A call is one ``scan`` of two views. A decreasing tally is the same scan over views that start at
 the axis's last index and step back along it, so backends only ever scan in increasing coordinate
@@ -17,10 +18,11 @@ import numpy as np
 from .._validate import shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from ._common import Prepared, backend_for, call, check_data_type, check_output, prepare, read_input
-from ._plan import ScanOperator
+from ._engine import Operator, Views, register
+from ._operands import Names, Operand, check_output
+from ._primitives import ScanOperator
 
-__all__ = ["documented", "scan_call"]
+__all__ = ["documented", "scan_operator"]
 
 _PARAMETERS = """Parameters
     ----------
@@ -80,68 +82,72 @@ _DIRECTIONS = {
 }
 
 
-def scan_call(operator: ScanOperator, x: Any, axis: Any, direction: Any, exclusive: Any, out: Any) -> Any:
-    """Run ``operator``'s running tally of ``x`` along ``axis`` (see ``cumulative_summation`` for the
-    parameters). ``axis`` and ``exclusive`` enter the signature with their types, since ``True``
-    equals ``1`` and ``1.0`` equals ``1`` but only the int is an axis."""
-    key = (operator.name, axis, type(axis), direction, exclusive, type(exclusive))
-    return call(key, _prepare, x, out, operator, axis, direction, exclusive)
+def scan_operator(scan: ScanOperator, function: str) -> Operator:
+    """Register the scan operator ``scan`` (its public function is named ``function``)."""
+
+    def views(x: Operand, out: Any, names: Names, axis: Any, direction: Any, exclusive: Any) -> Views:
+        return _views(scan, x, out, names, axis, direction, exclusive)
+
+    return register(Operator(scan.name, scan.data_types, function, views, _key, scan))
 
 
-def _prepare(x: Any, out: Any, operator: ScanOperator, axis: Any, direction: Any, exclusive: Any) -> Prepared:
-    src = read_input(x)
-    check_data_type(src, operator.name, operator.data_types)
-    axis = _axis(axis, len(src.sizes))
-    decreasing = _direction(direction)
+def _key(args: tuple) -> tuple:
+    """``axis`` and ``exclusive`` enter the signature with their types, since ``True`` equals ``1``
+    and ``1.0`` equals ``1`` but only the int is an axis."""
+    axis, direction, exclusive = args
+    return (axis, type(axis), direction, exclusive, type(exclusive))
+
+
+def _views(scan: ScanOperator, x: Operand, out: Any, names: Names, axis: Any, direction: Any, exclusive: Any) -> Views:
+    axis = _axis(axis, len(x.sizes), names)
+    decreasing = _direction(direction, names)
     if not isinstance(exclusive, (bool, np.bool_)):
-        raise TypeError(f"exclusive must be a bool, not {type(exclusive).__name__} ({shown(exclusive)})")
-    sizes = src.sizes
+        raise TypeError(f"{names.exclusive} must be a bool, not {type(exclusive).__name__} ({shown(exclusive)})")
+    sizes = x.sizes
     if out is None:
-        in_place, out_desc = False, TensorDesc(src.dtype, sizes)
-        dst_strides = out_desc.strides
+        in_place, result = False, TensorDesc(x.dtype, sizes)
+        dst_strides = result.strides
     else:
-        in_place, out_desc = check_output(out, src, operator.name, sizes, in_place=True), None
+        in_place, result = check_output(out, x, scan.name, sizes, in_place=True, names=names), None
         dst_strides = out.desc.strides
     # In place, both views are one: the same buffer, offset and strides.
-    src_strides = dst_strides if in_place else src.strides
+    src_strides = dst_strides if in_place else x.strides
     src_offset = dst_offset = 0
     if decreasing:
         last = sizes[axis] - 1
         src_offset, dst_offset = last * src_strides[axis], last * dst_strides[axis]
         src_strides = _negated(src_strides, axis)
         dst_strides = _negated(dst_strides, axis)
-    run = backend_for(src.buffer).prepare_scan(
-        src.dtype.numpy_dtype, sizes, src_strides, dst_strides, axis, bool(exclusive), operator
-    )
-    return prepare(src, src_offset, dst_offset, in_place, out_desc, run)
+    return Views(sizes, src_strides, dst_strides, src_offset, dst_offset, axis, bool(exclusive), in_place, result)
 
 
 def _negated(strides: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return (*strides[:axis], -strides[axis], *strides[axis + 1 :])
 
 
-def _axis(axis: Any, rank: int) -> int:
+def _axis(axis: Any, rank: int, names: Names) -> int:
     if isinstance(axis, bool):
-        raise TypeError("axis must be an integer, not bool")
+        raise TypeError(f"{names.axis} must be an integer, not bool")
     try:
         index = _operator.index(axis)
     except TypeError:
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__} ({shown(axis)})") from None
+        raise TypeError(f"{names.axis} must be an integer, not {type(axis).__name__} ({shown(axis)})") from None
     if not -rank <= index < rank:
         raise LayoutError(
-            f"axis = {shown(index)} is out of range for x with {rank} dimensions; expected {-rank} <= axis < {rank}"
+            f"{names.axis} = {shown(index)} is out of range for {names.x} with {rank} dimensions; expected "
+            f"{-rank} <= {names.axis} < {rank}"
         )
     return index % rank
 
 
-def _direction(direction: Any) -> bool:
+def _direction(direction: Any, names: Names) -> bool:
     """True for a decreasing direction."""
     if not isinstance(direction, str):
-        raise TypeError(f"direction must be a string, not {type(direction).__name__} ({shown(direction)})")
+        raise TypeError(f"{names.direction} must be a string, not {type(direction).__name__} ({shown(direction)})")
     try:
         return _DIRECTIONS[direction.strip().upper()]
     except KeyError:
         raise LayoutError(
-            f"direction = {shown(direction)} is not an axis direction; expected 'increasing' or 'decreasing' "
+            f"{names.direction} = {shown(direction)} is not an axis direction; expected 'increasing' or 'decreasing' "
             "(or DML_AXIS_DIRECTION_INCREASING / DML_AXIS_DIRECTION_DECREASING, any case)"
         ) from None

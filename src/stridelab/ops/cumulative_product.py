@@ -8,11 +8,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..tensor import StridedTensor
-from ._plan import ScanOperator
-from ._scan import documented, scan_call
+from ._engine import call
+from ._primitives import ScanOperator
+from ._scan import documented, scan_operator
 from ._types import Input, Scalar
 
-__all__ = ["PRODUCT", "SUPPORTED_DATA_TYPES", "cumulative_product"]
+__all__ = ["OPERATOR", "PRODUCT", "SUPPORTED_DATA_TYPES", "cumulative_product"]
 
 #: The data types of the operator's DirectML tensor support table.
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
@@ -20,6 +21,7 @@ SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
 #: Multiplication as a scan: ``np.multiply`` on the CPU, the ``Product`` trait of
 #: ``cuda/scan_common.cuh`` on the GPU.
 PRODUCT = ScanOperator("CUMULATIVE_PRODUCT", np.multiply, "Product", SUPPORTED_DATA_TYPES)
+OPERATOR = scan_operator(PRODUCT, "cumulative_product")
 
 
 @overload
@@ -63,4 +65,4 @@ def cumulative_product(
     >>> cumulative_product(x, 1, direction="decreasing").tolist()
     [[30.0, 15.0, 15.0, 5.0], [504.0, 168.0, 21.0, 3.0], [432.0, 48.0, 8.0, 4.0]]
     """
-    return scan_call(PRODUCT, x, axis, direction, exclusive, out)
+    return call(OPERATOR, x, out, axis, direction, exclusive)

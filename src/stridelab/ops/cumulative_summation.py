@@ -8,17 +8,19 @@ import numpy as np
 import numpy.typing as npt
 
 from ..tensor import StridedTensor
-from ._plan import ScanOperator
-from ._scan import documented, scan_call
+from ._engine import call
+from ._primitives import ScanOperator
+from ._scan import documented, scan_operator
 from ._types import Input, Scalar
 
-__all__ = ["SUMMATION", "SUPPORTED_DATA_TYPES", "cumulative_summation"]
+__all__ = ["OPERATOR", "SUMMATION", "SUPPORTED_DATA_TYPES", "cumulative_summation"]
 
 #: The data types of the operator's DirectML tensor support table.
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")
 
 #: Addition as a scan: ``np.add`` on the CPU, the ``Sum`` trait of ``cuda/scan_common.cuh`` on the GPU.
 SUMMATION = ScanOperator("CUMULATIVE_SUMMATION", np.add, "Sum", SUPPORTED_DATA_TYPES)
+OPERATOR = scan_operator(SUMMATION, "cumulative_summation")
 
 
 @overload
@@ -60,4 +62,4 @@ def cumulative_summation(
     >>> cumulative_summation(x, -1, direction="decreasing", exclusive=True).tolist()
     [[9.0, 8.0, 5.0, 0.0], [18.0, 10.0, 3.0, 0.0]]
     """
-    return scan_call(SUMMATION, x, axis, direction, exclusive, out)
+    return call(OPERATOR, x, out, axis, direction, exclusive)

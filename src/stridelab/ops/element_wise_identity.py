@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dtypes import DATA_TYPES
 from ..tensor import StridedTensor
-from ._common import Prepared, backend_for, call, check_output, prepare, read_input
+from ._engine import Operator, Views, call, register
+from ._operands import Names, Operand, check_output
 from ._types import Input
 
-__all__ = ["element_wise_identity"]
+__all__ = ["OPERATOR", "element_wise_identity"]
 
-OPERATOR = "ELEMENT_WISE_IDENTITY"
+OPERATOR_NAME = "ELEMENT_WISE_IDENTITY"
 
 
 def element_wise_identity(x: Input, out: StridedTensor) -> StridedTensor:
@@ -51,12 +53,17 @@ def element_wise_identity(x: Input, out: StridedTensor) -> StridedTensor:
     >>> out.buffer.tolist()
     [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
     """
-    return call(OPERATOR, _prepare, x, out)
+    return call(OPERATOR, x, out)
 
 
-def _prepare(x: Any, out: Any) -> Prepared:
-    src = read_input(x)
-    if check_output(out, src, OPERATOR, src.sizes, in_place=True):
-        return prepare(src, 0, 0, True, None, None)  # every element copied onto itself: nothing to move
-    run = backend_for(src.buffer).prepare_copy(src.dtype.numpy_dtype, src.sizes, src.strides, out.desc.strides)
-    return prepare(src, 0, 0, False, None, run)
+def _views(x: Operand, out: Any, names: Names) -> Views:
+    onto_itself = check_output(out, x, OPERATOR_NAME, x.sizes, in_place=True, names=names)
+    # every element copied onto itself moves nothing
+    return Views(x.sizes, x.strides, out.desc.strides, moves=not onto_itself)
+
+
+def _key(args: tuple) -> tuple:
+    return ()
+
+
+OPERATOR = register(Operator(OPERATOR_NAME, DATA_TYPES, "element_wise_identity", _views, _key))

@@ -23,22 +23,13 @@ from .._validate import MAX_ITEMS, layout_error, shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..tensor import StridedTensor
-from ._common import (
-    UNCACHED,
-    Prepared,
-    backend_for,
-    call,
-    check_data_type,
-    check_output,
-    int_parameter,
-    prepare,
-    read_input,
-)
+from ._engine import UNCACHED, Operator, Views, call, register
+from ._operands import Names, Operand, check_output, int_parameter
 from ._types import Input, Scalar
 
-__all__ = ["SUPPORTED_DATA_TYPES", "slice1"]
+__all__ = ["OPERATOR", "SUPPORTED_DATA_TYPES", "slice1"]
 
-OPERATOR = "SLICE1"
+OPERATOR_NAME = "SLICE1"
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 #: The data types of the operator's DirectML tensor support table (feature level 3.0 and above).
@@ -123,9 +114,12 @@ def slice1(
     >>> slice1(x, (0, 0, 0, 1), (1, 1, 4, 3), (1, 1, -2, 2)).tolist()
     [[[[14.0, 16.0], [6.0, 8.0]]]]
     """
-    frozen = tuple(_frozen(v) for v in (window_offsets, window_sizes, window_strides, output_sizes))
-    key = UNCACHED if UNCACHED in frozen else ("SLICE1", *frozen)
-    return call(key, _prepare, x, out, window_offsets, window_sizes, window_strides, output_sizes)
+    return call(OPERATOR, x, out, window_offsets, window_sizes, window_strides, output_sizes)
+
+
+def _key(args: tuple) -> Any:
+    frozen = tuple(_frozen(v) for v in args)
+    return UNCACHED if UNCACHED in frozen else frozen
 
 
 def _frozen(values: Any) -> Any:
@@ -142,67 +136,75 @@ def _frozen(values: Any) -> Any:
     return UNCACHED
 
 
-def _prepare(
-    x: Any,
+def _views(
+    x: Operand,
     out: Any,
+    names: Names,
     window_offsets: Sequence[SupportsIndex],
     window_sizes: Sequence[SupportsIndex],
     window_strides: Sequence[SupportsIndex],
-    output_sizes: Sequence[int] | None,
-) -> Prepared:
-    src = read_input(x)
-    check_data_type(src, OPERATOR, SUPPORTED_DATA_TYPES)
-    rank = len(src.sizes)
-    offsets = int_parameter("window_offsets", window_offsets, rank)
-    sizes = int_parameter("window_sizes", window_sizes, rank)
-    strides = int_parameter("window_strides", window_strides, rank)
-    most = _check_window(src.sizes, offsets, sizes, strides)
-    field = "output_sizes"
-    if output_sizes is not None:
-        output_sizes = int_parameter("output_sizes", output_sizes, rank)
+    output_sizes: Sequence[SupportsIndex] | None = None,
+) -> Views:
+    rank = len(x.sizes)
+    offsets = int_parameter(names.window_offsets, window_offsets, rank, names.x)
+    sizes = int_parameter(names.window_sizes, window_sizes, rank, names.x)
+    strides = int_parameter(names.window_strides, window_strides, rank, names.x)
+    most = _check_window(x.sizes, offsets, sizes, strides, names)
+    field = names.output_sizes
+    copied = None if output_sizes is None else int_parameter(names.output_sizes, output_sizes, rank, names.x)
     if out is not None:
-        check_output(out, src, OPERATOR, None)
-        if output_sizes is None:
-            output_sizes, field = out.desc.sizes, "out sizes"
-        elif output_sizes != out.desc.sizes:
-            raise LayoutError(f"output_sizes {list(output_sizes)} differ from out sizes {list(out.desc.sizes)}")
-    elif output_sizes is None:
-        output_sizes = most
-    for i, (n, m) in enumerate(zip(output_sizes, most)):
+        check_output(out, x, OPERATOR_NAME, None, names=names)
+        if copied is None:
+            copied, field = out.desc.sizes, f"{names.out} sizes"
+        elif copied != out.desc.sizes:
+            raise LayoutError(
+                f"{names.output_sizes} {list(copied)} differ from {names.out} sizes {list(out.desc.sizes)}"
+            )
+    elif copied is None:
+        copied = most
+    for i, (n, m) in enumerate(zip(copied, most)):
         if not 1 <= n <= m:
             raise LayoutError(
                 f"{field}[{i}] = {shown(n)} is outside 1..MaxCopiedElements[{i}] = {m}, where MaxCopiedElements[i] = "
-                "1 + (window_sizes[i] - 1) // |window_strides[i]|"
+                f"1 + ({names.window_sizes}[i] - 1) // |{names.window_strides}[i]|"
             )
-    out_desc = TensorDesc(src.dtype, output_sizes) if out is None else None
-    dst_strides = (out_desc or out.desc).strides
+    result = TensorDesc(x.dtype, copied) if out is None else None
+    dst_strides = (result or out.desc).strides
     start = (o + n - 1 if s < 0 else o for o, n, s in zip(offsets, sizes, strides))
-    src_offset = sum(c * t for c, t in zip(start, src.strides))
-    src_strides = tuple(s * t for s, t in zip(strides, src.strides))
-    run = backend_for(src.buffer).prepare_copy(src.dtype.numpy_dtype, output_sizes, src_strides, dst_strides)
-    return prepare(src, src_offset, 0, False, out_desc, run)
+    src_offset = sum(c * t for c, t in zip(start, x.strides))
+    src_strides = tuple(s * t for s, t in zip(strides, x.strides))
+    return Views(copied, src_strides, dst_strides, src_offset, result=result)
 
 
 def _check_window(
-    input_sizes: tuple[int, ...], offsets: tuple[int, ...], sizes: tuple[int, ...], strides: tuple[int, ...]
+    input_sizes: tuple[int, ...],
+    offsets: tuple[int, ...],
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    names: Names,
 ) -> tuple[int, ...]:
     """Check the window against the page's rules; return ``MaxCopiedElements`` per dimension."""
     most = []
     for i, (n, o, w, s) in enumerate(zip(input_sizes, offsets, sizes, strides)):
         if s == 0:
-            raise LayoutError(f"window_strides[{i}] = 0: window strides may not be 0")
+            raise LayoutError(f"{names.window_strides}[{i}] = 0: window strides may not be 0")
         if not INT_MIN <= s <= INT_MAX:
             raise layout_error(
-                f"window_strides[{i}]", s, f"DirectML window strides are 32-bit INTs ({INT_MIN} to {INT_MAX})"
+                f"{names.window_strides}[{i}]", s, f"DirectML window strides are 32-bit INTs ({INT_MIN} to {INT_MAX})"
             )
         if w < 1:
-            raise layout_error(f"window_sizes[{i}]", w, "the window may not be empty (window sizes are at least 1)")
+            raise layout_error(
+                f"{names.window_sizes}[{i}]", w, "the window may not be empty (window sizes are at least 1)"
+            )
         if o < 0:
-            raise layout_error(f"window_offsets[{i}]", o, "window offsets are unsigned (UINT), 0 or more")
+            raise layout_error(f"{names.window_offsets}[{i}]", o, "window offsets are unsigned (UINT), 0 or more")
         if o + w > n:
             raise LayoutError(
-                f"window_offsets[{i}] + window_sizes[{i}] = {shown(o + w)} exceeds input sizes[{i}] = {n}; "
-                "the window must lie inside the input (no out-of-bounds reads)"
+                f"{names.window_offsets}[{i}] + {names.window_sizes}[{i}] = {shown(o + w)} exceeds input "
+                f"sizes[{i}] = {n}; the window must lie inside the input (no out-of-bounds reads)"
             )
         most.append(1 + (w - 1) // abs(s))
     return tuple(most)
+
+
+OPERATOR = register(Operator(OPERATOR_NAME, SUPPORTED_DATA_TYPES, "slice1", _views, _key))

@@ -9,19 +9,19 @@ from typing import Any
 import ipywidgets as w
 import numpy as np
 
+from .._arrays import read_array
 from .._validate import at_least
 from ..backend import array_module, location
-from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
-from ..ops._common import read_input
+from ..ops._operands import read_input
 from ..render.scene import Scene, build_scene
 from ..render.svg import check_scale
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
 
-__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes", "stand_in"]
+__all__ = ["OperatorExplorer", "as_tensor", "first_line", "input_sizes", "negative_axes"]
 
 ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
 #: Cells (and slots) per map in the static SVG that goes with an explorer.
@@ -32,7 +32,7 @@ def negative_axes(x: Any) -> list[int]:
     """The axes along which array ``x`` steps backwards through memory (none for a StridedTensor)."""
     if isinstance(x, StridedTensor):
         return []
-    return [i for i, (n, b) in enumerate(zip(x.shape, x.strides)) if n > 1 and b < 0]
+    return read_array(x).negative_axes
 
 
 def as_tensor(x: Any) -> StridedTensor:
@@ -51,13 +51,6 @@ def as_tensor(x: Any) -> StridedTensor:
 def input_sizes(x: Any) -> tuple[int, ...]:
     """The logical sizes of an operator input, without copying it."""
     return read_input(x).sizes
-
-
-def stand_in(sizes: tuple[int, ...]) -> StridedTensor:
-    """A FLOAT32 tensor of ``sizes`` over one slot (every stride 0). Running an operator on it,
-    with the parameters an explorer is given, applies the operator's own checks and messages to
-    them at no cost, before anything runs on the data."""
-    return StridedTensor(TensorDesc("FLOAT32", sizes, (0,) * len(sizes)), np.zeros(1, dtype=np.float32))
 
 
 def first_line(t: StridedTensor, axis: int) -> np.ndarray:

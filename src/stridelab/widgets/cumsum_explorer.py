@@ -14,7 +14,7 @@ from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
-from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes, stand_in
+from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes
 
 __all__ = ["CumulativeSummationExplorer"]
 
@@ -74,13 +74,13 @@ class CumulativeSummationExplorer(OperatorExplorer):
         limit: int = DEFAULT_LIMIT,
         scale: float = 1.0,
     ) -> None:
-        from .. import cumulative_summation
+        from ..ops._engine import plan
 
         sizes = input_sizes(x)
         rank = len(sizes)
         axis = rank - 1 if axis is None else axis
-        # the operator's own checks and messages, on a one-slot stand-in of the input's rank
-        cumulative_summation(stand_in((1,) * rank), axis, direction=direction, exclusive=exclusive)
+        # the operator's own checks and messages, running nothing
+        plan("CUMULATIVE_SUMMATION", x, parameters_only=True, axis=axis, direction=direction, exclusive=exclusive)
         axis = operator.index(axis) % rank
         name = direction.strip().lower().removeprefix("dml_axis_direction_")
         letters = DIMENSION_LETTERS.get(rank, "")

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import known_keywords, refuse_masked, wrong_type
+from .._arrays import Layout, layout_of
+from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
@@ -31,20 +32,20 @@ def as_source(obj: Any, field: str = "source") -> TensorDesc | MemoryMap | Strid
     if isinstance(obj, (TensorDesc, MemoryMap, StridedTensor)):
         return obj
     if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
-        refuse_masked(field, obj)
-        _refuse_negative_strides(obj)
+        _refuse_negative_strides(layout_of(obj, field))
         return StridedTensor.from_array(obj)
     raise wrong_type(field, "a TensorDesc, MemoryMap, StridedTensor or array", obj)
 
 
-def _refuse_negative_strides(array: Any) -> None:
+def _refuse_negative_strides(layout: Layout) -> None:
     """A memory map draws a DirectML buffer layout, and DirectML strides are never negative: say
     what to draw instead of an array that steps backwards through memory."""
-    axes = [i for i, (n, b) in enumerate(zip(array.shape, array.strides)) if n > 1 and b < 0]
+    axes = [i for i, (n, s) in enumerate(zip(layout.sizes, layout.strides)) if n > 1 and s < 0]
     if axes:
-        flip = ", ".join("::-1" if i in axes else ":" for i in range(array.ndim))
+        flip = ", ".join("::-1" if i in axes else ":" for i in range(len(layout.sizes)))
+        byte_strides = [s * layout.dtype.element_size for s in layout.strides]
         raise LayoutError(
-            f"array byte_strides {list(array.strides)} are negative along axes {axes}; a memory map draws a "
+            f"array byte_strides {byte_strides} are negative along axes {axes}; a memory map draws a "
             "DirectML buffer layout, whose strides are 0 or more, so none describes this view: draw "
             f"array[{flip}] for the buffer layout it reads, or xp.ascontiguousarray(array) for its values "
             "packed row-major"

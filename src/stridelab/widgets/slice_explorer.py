@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT
-from ._operator import OperatorExplorer, as_tensor, input_sizes, stand_in
+from ._operator import OperatorExplorer, as_tensor, input_sizes
 
 __all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
 
@@ -53,14 +53,22 @@ def copy_order(
 
 
 def checked_window(
-    sizes: tuple[int, ...], offsets: Any, extents: Any, steps: Any
+    x: Any, offsets: Any, extents: Any, steps: Any
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """The window as tuples of ints, refused as :func:`stridelab.slice1` refuses it: the operator
-    itself checks it, copying one element of a stand-in for an input of ``sizes``."""
-    from .. import slice1
+    itself checks it on ``x``, planning (not running) a copy of one element."""
+    from ..ops._engine import plan
 
-    rank = len(sizes)
-    slice1(stand_in(sizes), offsets, extents, steps, output_sizes=(1,) * rank)
+    rank = len(input_sizes(x))
+    plan(
+        "SLICE1",
+        x,
+        parameters_only=True,
+        window_offsets=offsets,
+        window_sizes=extents,
+        window_strides=steps,
+        output_sizes=(1,) * rank,
+    )
     checked = [tuple(operator.index(v) for v in values) for values in (offsets, extents, steps)]
     return checked[0], checked[1], checked[2]
 
@@ -129,7 +137,7 @@ class SliceExplorer(OperatorExplorer):
         sizes = input_sizes(x)
         rank = len(sizes)
         offsets, extents, steps = checked_window(
-            sizes,
+            x,
             (0,) * rank if window_offsets is None else window_offsets,
             sizes if window_sizes is None else window_sizes,
             (1,) * rank if window_strides is None else window_strides,

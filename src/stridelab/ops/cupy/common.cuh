@@ -1,6 +1,6 @@
 // stridelab CUDA kernels: definitions shared by copy.cu and the scan_*.cu files.
 //
-// The loader (stridelab/ops/cupy/backend.py) prepends this file to each kernel file and compiles the
+// The loader (stridelab/ops/cupy/runtime.py) prepends this file to each kernel file and compiles the
 // result with NVRTC through cupy.RawModule, instantiating the templates it names. Every index is
 // 64-bit: tensors of more than 2**31 elements and buffers of more than 4 GiB are ordinary here.
 

@@ -2,7 +2,7 @@
 
 A plan turns a source and a destination layout (sizes, signed element strides, and where element 0
 of each lies modulo 16 bytes) into one launch, in plain Python ints: it needs neither CuPy nor a
-GPU. The pair is first brought to its :func:`~stridelab.ops._plan.canonical_pair`; then the kernel
+GPU. The pair comes as its :func:`~stridelab.ops._primitives.canonical_pair` (the engine's); the kernel
 is picked from where each view's innermost dimension lies, so that loads and stores are both
 coalesced: rows (same innermost dimension; 16-byte vectors where sizes, strides and addresses
 allow), or a shared-memory tile (innermost dimensions differ, as NCHW against NHWC).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from .._plan import canonical_pair
+from .._primitives import CanonicalPair
 from .geometry import (
     THREADS,
     VECTOR_BYTES,
@@ -58,10 +58,9 @@ def copy_kernels(element_sizes: tuple[int, ...] = (1, 2, 4, 8)) -> tuple[str, ..
 COPY_KERNELS = copy_kernels()
 
 
-def plan_copy(esize: int, sizes, src_strides, dst_strides, src_align: int, dst_align: int) -> CopyPlan:
-    """Plan ``dst[c] = src[c]`` for elements of ``esize`` bytes; ``*_align``: the byte address of
-    each view's element 0 modulo 16."""
-    pair = canonical_pair(sizes, src_strides, dst_strides)
+def plan_copy(esize: int, pair: CanonicalPair, src_align: int, dst_align: int) -> CopyPlan:
+    """Plan ``dst[c] = src[c]`` over a canonical ``pair`` for elements of ``esize`` bytes;
+    ``*_align``: the byte address of each view's element 0 (before the pair's shifts) modulo 16."""
     dims: list[Dim] = list(zip(pair.sizes, pair.src_strides, pair.dst_strides))
     shift_s, shift_d = pair.src_shift, pair.dst_shift
     src_align = (src_align + shift_s * esize) % VECTOR_BYTES

@@ -2,10 +2,10 @@
 
 A plan turns a source and a destination layout (sizes, signed element strides, and where element 0
 of each lies modulo 16 bytes), an axis and an operator into launches, in plain Python ints: it needs
-neither CuPy nor a GPU. The pair is first brought to its
-:func:`~stridelab.ops._plan.canonical_pair` (the axis kept as it is, since the order of the
-running tally matters); then the kernel is picked from where each view's innermost dimension lies,
-so that loads and stores are both coalesced. A scan runs along lines (axis innermost: lanes of a
+neither CuPy nor a GPU. The pair comes as the engine canonicalized it once, its
+:func:`~stridelab.ops._primitives.canonical_pair` (the axis kept as it is, since the order of the
+running tally matters); the kernel is picked from where each view's innermost dimension lies, so
+that loads and stores are both coalesced. A scan runs along lines (axis innermost: lanes of a
 warp share a line), down columns (axis outer: a thread per column, or, for columns too few to fill
 the device, the warps of a block sharing 32 columns and splitting the axis) or through a tile (the
 axis innermost in one view only, or in neither: then, where 16-byte vectors fit, a staged tile whose
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import NamedTuple
 
-from .._plan import canonical_pair
+from .._primitives import CanonicalPair, canonical_pair
 from .geometry import (
     SHARED_DEFAULT,
     THREADS,
@@ -123,10 +123,7 @@ class ScanProblem(NamedTuple):
 
 def plan_scan(
     data_type: str,
-    sizes,
-    src_strides,
-    dst_strides,
-    axis: int,
+    pair: CanonicalPair,
     exclusive: bool | int,
     src_align: int,
     dst_align: int,
@@ -137,14 +134,14 @@ def plan_scan(
     shared_limit: int = SHARED_DEFAULT,
 ) -> ScanPlan:
     """Plan the running tally of ``operator`` (an operator trait of ``scan_common.cuh``: the plan
-    is the same for every operator, only kernel names carry it) along ``axis`` (increasing
-    coordinates) of a ``data_type`` view. ``sm_count`` (multiprocessors) decides when a long axis is
-    worth cutting into chunks; ``shared_limit`` (bytes of shared memory a block may be given) which
-    staged tiles fit."""
+    is the same for every operator, only kernel names carry it) along the axis (increasing
+    coordinates) of a canonical ``pair`` of ``data_type`` views; ``*_align``: the byte address of
+    each view's element 0 (before the pair's shifts) modulo 16. ``sm_count`` (multiprocessors)
+    decides when a long axis is worth cutting into chunks; ``shared_limit`` (bytes of shared memory
+    a block may be given) which staged tiles fit."""
     if not operator.isidentifier():
         raise ValueError(f"operator {operator!r} is no CUDA operator trait name (a struct of scan_common.cuh)")
     esize = SCAN_TYPES[data_type].esize
-    pair = canonical_pair(sizes, src_strides, dst_strides, axis)
     dims: list[Dim] = list(zip(pair.sizes, pair.src_strides, pair.dst_strides))
     shift_s, shift_d = pair.src_shift, pair.dst_shift
     src_align = (src_align + shift_s * esize) % VECTOR_BYTES
@@ -180,8 +177,8 @@ def plan_scan(
 def _partials(problem: ScanProblem, sizes, strides, axis: int) -> ScanPlan:
     """The in-place, identity-first exclusive scan of a long axis's chunk totals (never cut again)."""
     return plan_scan(
-        SCAN_TYPES[problem.data_type].accumulator, sizes, strides, strides, axis, 2, 0, 0, problem.sm_count,
-        chunks=False, operator=problem.operator,
+        SCAN_TYPES[problem.data_type].accumulator, canonical_pair(sizes, strides, strides, axis), 2, 0, 0,
+        problem.sm_count, chunks=False, operator=problem.operator,
     )  # fmt: skip
 
 

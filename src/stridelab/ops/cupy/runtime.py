@@ -1,7 +1,7 @@
-"""CuPy backend: the two primitives of :mod:`stridelab.ops._plan` on GPU buffers.
+"""The GPU runtime: the two primitives of :mod:`stridelab.ops._primitives` on CuPy buffers.
 
-``prepare_copy`` / ``prepare_scan`` (and ``copy`` / ``scan`` on :class:`BufferView` s) take the same
-arguments as the NumPy backend's and compute the same function, through RawKernels kept as real
+``prepare_copy`` / ``prepare_scan`` take the same arguments as the NumPy backend's (a canonical pair)
+and compute the same function, through RawKernels kept as real
 CUDA files beside this module (``common.cuh``, then ``scan_common.cuh`` for a scan, then the
 kernel's own file, :data:`~.geometry.KERNEL_FILES`). Each template instantiation the planner
 chooses is compiled by NVRTC on its own (a ``cupy.RawModule`` of one name expression) the first
@@ -11,9 +11,10 @@ once per process (see :func:`_kernel`); :func:`stridelab.ops.precompile` compile
 container images and benchmarks. CuPy is imported only here, and this module only when
 an operator meets a CuPy buffer.
 
-Launch plans (:mod:`.copy_plan`, :mod:`.scan_plan`) are pure Python, worked out once per layout,
-alignment and device and resolved to their compiled kernels and geometry arguments, so a repeated
-call costs a dictionary look-up and one launch (three for a scan of a
+Launch plans (:mod:`.copy_plan`, :mod:`.scan_plan`) are pure Python, worked out once per prepared
+primitive, device and alignment (a call's pointers decide the alignment, so this is looked up per
+call, in the primitive's own dictionary) and resolved to their compiled kernels and geometry
+arguments, so a repeated call costs a dictionary look-up and one launch (three for a scan of a
 long axis with little else in parallel, which also takes a small temporary from CuPy's pool). No
 call synchronises with the host.
 
@@ -37,12 +38,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...dtypes import data_type
-from .._plan import BufferView, ScanOperator, canonical_pair
+from .._primitives import CanonicalPair, ScanOperator
 from .copy_plan import plan_copy
 from .geometry import KERNEL_FILES, Launch, template_of
 from .scan_plan import SCAN_TYPES, ScanPlan, plan_scan
 
-__all__ = ["copy", "precompile_kernels", "prepare_copy", "prepare_scan", "scan"]
+__all__ = ["Primitive", "precompile_kernels", "prepare_copy", "prepare_scan"]
 
 _CUDA_DIR = Path(__file__).parent
 _NVRTC_OPTIONS = ("-std=c++17",)  # no fast math: float results must round as IEEE operations do
@@ -204,130 +205,84 @@ def _ready_scan(plan: ScanPlan, esize: int, device_id: int) -> _ReadyScan:
     )
 
 
-@functools.lru_cache(maxsize=2048)
-def _plan_copy(device_id: int, esize: int, sizes, src_strides, dst_strides, src_align: int, dst_align: int):
-    """The resolved copy plan, memoised on everything it depends on, the device included (its
-    kernels); ``cache_clear()`` forgets the plans."""
-    plan = plan_copy(esize, sizes, src_strides, dst_strides, src_align, dst_align)
-    return plan.src_shift * esize, plan.dst_shift * esize, _ready(plan.launch, device_id)
-
-
-@functools.lru_cache(maxsize=2048)
-def _plan_scan(
-    device_id: int, name: str, operator: str, sizes, src_strides, dst_strides, axis: int, exclusive: bool, align: tuple
-):
-    """The resolved scan plan, memoised as :func:`_plan_copy` (its kernels and multiprocessor count
-    are the device's)."""
-    src_align, dst_align = align
-    plan = plan_scan(
-        name, sizes, src_strides, dst_strides, axis, exclusive, src_align, dst_align, _sm_count(device_id),
-        operator=operator, shared_limit=_shared_limit(device_id),
-    )  # fmt: skip
-    return _ready_scan(plan, SCAN_TYPES[name].esize, device_id)
-
-
 def _launch(ready: _Ready, pointers: tuple[int, ...]) -> None:
     """Launch with the kernel's pointers first (as many as ``ready.pointers``: the planner and
     tests/test_cuda_sources.py keep them matched), then the geometry."""
     ready.kernel(ready.grid, ready.block, (*pointers, ready.geo), ready.shared)
 
 
-def _device(src: Any, dst: Any) -> int:
-    """The GPU both buffers live on."""
-    sdev, ddev = src.data.device_id, dst.data.device_id
-    if sdev != ddev:
-        raise ValueError(f"source buffer is on GPU {sdev} but destination buffer on GPU {ddev}; use one device")
-    return ddev
+class Primitive(NamedTuple):
+    """A copy (``scan`` None) or a scan of one canonical ``pair`` of ``esize``-byte elements, as the
+    engine's plan keeps it. Called with a call's buffers and offsets, it finds the launches for
+    their device and alignment in ``launches`` (planned there on first use) and starts them on that
+    device. ``data_type``: the scan's DirectML name; ``current_device``, ``use_device``: CuPy's."""
+
+    pair: CanonicalPair
+    esize: int
+    scan: ScanOperator | None
+    data_type: str
+    exclusive: bool
+    launches: dict[tuple[int, int, int], Any]
+    current_device: Callable[[], int]
+    use_device: Callable[[int], Any]
+
+    def __call__(self, src: Any, src_offset: int, dst: Any, dst_offset: int) -> None:
+        sp = src.data.ptr + src_offset * self.esize
+        dp = dst.data.ptr + dst_offset * self.esize
+        device_id = dst.data.device_id  # the front end refused buffers on two devices
+        key = (device_id, sp % 16, dp % 16)
+        ready = self.launches.get(key)
+        if ready is None:
+            ready = self.launches[key] = _resolve(self, *key)
+        start = _run_copy if self.scan is None else _run_scan
+        if self.current_device() == device_id:
+            start(ready, sp, dp)
+        else:
+            with self.use_device(device_id):
+                start(ready, sp, dp)
 
 
-def _check(src: BufferView, dst: BufferView) -> None:
-    if src.sizes != dst.sizes:
-        raise ValueError(f"source sizes {list(src.sizes)} differ from destination sizes {list(dst.sizes)}")
-    if src.buffer.dtype != dst.buffer.dtype:
-        raise TypeError(f"source dtype {src.buffer.dtype} differs from destination dtype {dst.buffer.dtype}")
-
-
-Runner = Callable[[Any, int, Any, int], None]
-
-
-def prepare_copy(dtype: np.dtype, sizes, src_strides, dst_strides) -> Runner:
+def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Primitive:
     """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: ``dst[c] = src[c]`` for every
-    coordinate ``c`` (any data type)."""
-    pair = canonical_pair(sizes, src_strides, dst_strides)
-    esize = dtype.itemsize
-    layout = (pair.sizes, pair.src_strides, pair.dst_strides)
-
-    def resolve(device_id: int, src_align: int, dst_align: int) -> tuple[int, int, _Ready]:
-        return _plan_copy(device_id, esize, *layout, src_align, dst_align)
-
-    return _runner(esize, pair.src_shift, pair.dst_shift, resolve, _run_copy)
+    coordinate ``c`` of the canonical ``pair`` (any data type)."""
+    return _primitive(pair, dtype.itemsize, None, "", False)
 
 
-def prepare_scan(
-    dtype: np.dtype, sizes, src_strides, dst_strides, axis: int, exclusive: bool, operator: ScanOperator
-) -> Runner:
+def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator: ScanOperator) -> Primitive:
     """``run(src_buffer, src_offset, dst_buffer, dst_offset)``: the running tally of ``operator``
-    along ``axis`` (increasing coordinates); the source may be the destination itself (each
-    element is read before it is written). FLOAT32, FLOAT16, UINT32, UINT16."""
+    along the canonical ``pair``'s axis (increasing coordinates); the source may be the destination
+    itself (each element is read before it is written). FLOAT32, FLOAT16, UINT32, UINT16."""
     name = data_type(dtype).name
     if name not in SCAN_TYPES:
         raise TypeError(f"scan supports {', '.join(SCAN_TYPES)}, not {name}")
-    if not 0 <= axis < len(sizes):
-        raise ValueError(f"axis {axis} is out of range for {len(sizes)} dimensions")
-    pair = canonical_pair(sizes, src_strides, dst_strides, axis)
-    layout = (pair.sizes, pair.src_strides, pair.dst_strides, pair.axis, bool(exclusive))
-
-    def resolve(device_id: int, src_align: int, dst_align: int) -> _ReadyScan:
-        return _plan_scan(device_id, name, operator.cuda, *layout, (src_align, dst_align))
-
-    return _runner(dtype.itemsize, pair.src_shift, pair.dst_shift, resolve, _run_scan)
+    if pair.axis is None:
+        raise ValueError("a scan's canonical pair keeps its axis")
+    return _primitive(pair, dtype.itemsize, operator, name, bool(exclusive))
 
 
-def _runner(esize: int, src_shift: int, dst_shift: int, resolve: Callable, start: Callable) -> Runner:
-    """The runner of a prepared layout: the addresses of both views' element 0 (canonical shifts
-    applied), the plan for their device and alignment (``resolve(device_id, src_align,
-    dst_align)``, once each), and ``start(plan, src_address, dst_address)`` on that device."""
-    import cupy  # a runner is prepared only for cupy buffers
+def _primitive(pair: CanonicalPair, esize: int, scan: ScanOperator | None, name: str, exclusive: bool) -> Primitive:
+    import cupy  # a primitive is prepared only for cupy buffers
 
-    current_device, device = cupy.cuda.runtime.getDevice, cupy.cuda.Device
-    src_bytes, dst_bytes = src_shift * esize, dst_shift * esize
-    plans: dict[tuple[int, int, int], Any] = {}
+    runtime = cupy.cuda.runtime
+    return Primitive(pair, esize, scan, name, exclusive, {}, runtime.getDevice, cupy.cuda.Device)
 
-    def run(src: Any, src_offset: int, dst: Any, dst_offset: int) -> None:
-        sp = src.data.ptr + src_offset * esize + src_bytes
-        dp = dst.data.ptr + dst_offset * esize + dst_bytes
-        device_id = dst.data.device_id  # the front end refused buffers on two devices
-        key = (device_id, sp % 16, dp % 16)
-        plan = plans.get(key)
-        if plan is None:
-            plan = plans[key] = resolve(*key)
-        if current_device() == device_id:
-            start(plan, sp, dp)
-        else:
-            with device(device_id):
-                start(plan, sp, dp)
 
-    return run
+def _resolve(primitive: Primitive, device_id: int, src_align: int, dst_align: int) -> Any:
+    """The launches of ``primitive`` for its device and the alignment of both views' element 0."""
+    esize, pair = primitive.esize, primitive.pair
+    if primitive.scan is None:
+        plan = plan_copy(esize, pair, src_align, dst_align)
+        return plan.src_shift * esize, plan.dst_shift * esize, _ready(plan.launch, device_id)
+    scan_plan = plan_scan(
+        primitive.data_type, pair, primitive.exclusive, src_align, dst_align, _sm_count(device_id),
+        operator=primitive.scan.cuda, shared_limit=_shared_limit(device_id),
+    )  # fmt: skip
+    return _ready_scan(scan_plan, esize, device_id)
 
 
 def _run_copy(plan: tuple[int, int, _Ready], sp: int, dp: int) -> None:
     src_shift, dst_shift, ready = plan
     _launch(ready, (sp + src_shift, dp + dst_shift))
-
-
-def copy(src: BufferView, dst: BufferView) -> None:
-    """``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes`` (see :func:`prepare_copy`)."""
-    _check(src, dst)
-    _device(src.buffer, dst.buffer)
-    prepare_copy(dst.buffer.dtype, dst.sizes, src.strides, dst.strides)(src.buffer, src.offset, dst.buffer, dst.offset)
-
-
-def scan(src: BufferView, dst: BufferView, axis: int, exclusive: bool, operator: ScanOperator) -> None:
-    """The running tally of ``src`` along ``axis`` into ``dst`` (see :func:`prepare_scan`)."""
-    _check(src, dst)
-    _device(src.buffer, dst.buffer)
-    run = prepare_scan(dst.buffer.dtype, dst.sizes, src.strides, dst.strides, axis, exclusive, operator)
-    run(src.buffer, src.offset, dst.buffer, dst.offset)
 
 
 def _run_scan(ready: _ReadyScan, sp: int, dp: int) -> None:

@@ -1,51 +1,30 @@
-"""What every operator reduces to: element moves between two strided views of flat buffers.
+"""The two primitives every operator reduces to, and the one simplification of their views.
 
-The public operators validate their parameters and then describe their work as a *source* and a
-*destination* view of flat buffers (the element offset of logical coordinate 0, sizes and signed
-element strides), so each backend implements just two primitives with identical arguments:
+* ``copy``: ``dst[c] = src[c]`` for every coordinate ``c``. SLICE1 is a copy from a view whose
+  strides are ``window_strides * input strides`` and whose offset is the copy start;
+  ELEMENT_WISE_IDENTITY is a copy between two descriptions.
+* ``scan``: the running tally of a :class:`ScanOperator` along an axis in increasing coordinate
+  order. A decreasing tally is the same scan over views that start at the end of the axis and step
+  backwards (a negative stride).
 
-* ``copy(src, dst)``: ``dst[c] = src[c]`` for every coordinate ``c`` of ``dst.sizes``.
-  SLICE1 is a copy from a view whose strides are ``window_strides * input strides`` and whose
-  offset is the copy start; ELEMENT_WISE_IDENTITY is a copy between two descriptions.
-* ``scan(src, dst, axis, exclusive, operator)``: the running tally of a :class:`ScanOperator`
-  along ``axis`` in increasing coordinate order. A decreasing tally is the same scan over views
-  that start at the end of the axis and step backwards (a negative stride).
-
-Both backends first bring a pair of views to one :func:`canonical_pair`, and both expose each
-primitive in two steps: ``prepare_copy`` / ``prepare_scan`` work out everything that depends only on
-sizes, strides and data type (cached by the front end per call signature), and the runner they
-return takes the buffers and offsets of one call.
+A view is a flat buffer, the element offset of logical coordinate 0, sizes and signed element
+strides. The engine (:mod:`._engine`) brings each pair of views to its :func:`canonical_pair` once;
+each backend (``_numpy``, the reference, and ``cupy.runtime``) prepares a primitive for that pair
+(``prepare_copy`` / ``prepare_scan``) and runs it on the buffers and offsets of a call.
 
 ``src`` and ``dst`` never share an element (they may share memory, interleaved), except in an in-place
 scan: there both have the same buffer object and the same offset, sizes and strides, and a backend
 must read each element before it writes it.
-
-Backends: ``_numpy`` (the reference, vectorised) and ``cupy.backend`` (RawKernels from ``cupy/*.cu``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SCAN_OPERATORS", "BufferView", "CanonicalPair", "ScanOperator", "canonical_pair"]
-
-
-class BufferView(NamedTuple):
-    """A logical tensor over ``buffer`` (1-D numpy or cupy): the element at coordinates ``c`` is
-    ``buffer[offset + dot(c, strides)]``. Strides are in elements and may be negative; every
-    reachable index lies in ``[0, buffer.size)`` (the front end checks that before building one)."""
-
-    buffer: Any
-    offset: int
-    sizes: tuple[int, ...]
-    strides: tuple[int, ...]
-
-
-#: The scan operators by DirectML name, filled as each front-end module defines its own.
-SCAN_OPERATORS: dict[str, ScanOperator] = {}
+__all__ = ["CanonicalPair", "ScanOperator", "canonical_pair"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +45,6 @@ class ScanOperator:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "identity", int(self.ufunc.identity))
-        SCAN_OPERATORS[self.name] = self
 
 
 class CanonicalPair(NamedTuple):
