@@ -46,11 +46,11 @@ print(json.dumps(times))
 _WHOLE = r"""
 import json, time, cupy
 from stridelab.ops._precompile import kernel_names
-from stridelab.ops.cupy import backend
+from stridelab.ops.cupy import runtime
 from stridelab.ops.cupy.geometry import KERNEL_FILES, template_of
 start = time.perf_counter()
 names = [n for n in kernel_names(@OPERATORS@) if KERNEL_FILES[template_of(n)] == "@FILE@"]
-module = cupy.RawModule(code=backend._source("@FILE@"), options=backend._NVRTC_OPTIONS, name_expressions=names)
+module = cupy.RawModule(code=runtime._source("@FILE@"), options=runtime._NVRTC_OPTIONS, name_expressions=names)
 module.get_function(names[0])
 print(json.dumps([time.perf_counter() - start, len(names)]))
 """

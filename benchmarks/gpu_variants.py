@@ -71,14 +71,8 @@ def main() -> None:
     import cupy
 
     import stridelab as sl
-    from stridelab.ops._common import forget_prepared_calls
-    from stridelab.ops.cupy import backend
+    from stridelab.ops._engine import forget_plans  # each plan holds its primitive and its launches
     from stridelab.ops.cupy import scan_plan as plans
-
-    def forget_plans() -> None:
-        backend._plan_scan.cache_clear()
-        backend._plan_copy.cache_clear()
-        forget_prepared_calls()
 
     saved = {k: getattr(plans, k) for v in variants.values() for k in v}
 

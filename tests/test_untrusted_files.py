@@ -23,9 +23,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import stridelab
 from stridelab import _tutorials
 from stridelab.dxdispatch import list_files, load
 
+#: The children import the stridelab under test, wherever they run from.
+CHILD_ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(stridelab.__file__).parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])]
+    ),
+}
 #: No case may take longer (a blocked FIFO would take forever).
 CASE_TIMEOUT_S = 60
 #: The canary's values, and how DxDispatch's print would show them: none may ever be printed.
@@ -104,6 +112,7 @@ def vm_size_of_stridelab() -> int:
         [sys.executable, "-c", "import stridelab.cli; print(open('/proc/self/status').read())"],
         capture_output=True,
         text=True,
+        env=CHILD_ENV,
     )
     return next(int(line.split()[1]) * 1024 for line in probe.stdout.splitlines() if line.startswith("VmSize:"))
 
@@ -151,6 +160,7 @@ def run_stridelab(
         errors="replace",
         timeout=CASE_TIMEOUT_S,
         preexec_fn=set_limits if limits else None,
+        env=CHILD_ENV,
     )
 
 
@@ -740,6 +750,7 @@ def test_lab_refuses_a_file_before_starting_jupyterlab(tmp_path):
         capture_output=True,
         text=True,
         timeout=CASE_TIMEOUT_S,
+        env=CHILD_ENV,
     )
     assert run.returncode == REFUSED and "it is a file, not a folder" in run.stderr
     assert "jupyterlab" not in run.stderr.replace("stridelab lab", "")  # -X importtime lists every import
