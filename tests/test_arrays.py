@@ -10,8 +10,6 @@ import pytest
 
 import stridelab as sl
 from stridelab._arrays import build_array, described_strides, layout_of, read_array, unbuildable
-from stridelab.widgets._operator import as_tensor
-from stridelab.widgets.memory_map_view import as_source
 
 DTYPES = [np.float32, np.float16, np.uint8, np.int16, np.int64, np.float64]
 
@@ -180,6 +178,10 @@ def test_from_array_describes_with_the_span_rule_and_refuses_negative_strides():
 
 
 def test_the_views_copy_or_refuse_negative_strides():
+    pytest.importorskip("anywidget", reason="the views need stridelab[widgets]")
+    from stridelab.widgets._operator import as_tensor
+    from stridelab.widgets.memory_map_view import as_source
+
     x = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-1]
     assert as_tensor(x).to_array().tolist() == x.tolist()  # an explorer draws a packed copy
     with pytest.raises(sl.LayoutError, match=r"byte_strides \[12, -4\] are negative along axes \[1\]"):
