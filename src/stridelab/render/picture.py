@@ -3,8 +3,8 @@
 Every surface that shows a saved notebook then has a picture it renders: JupyterLab shows the SVG
 in a trusted notebook and the PNG in an untrusted one (where it renders neither SVG nor inline
 ``<svg>`` in HTML), and ``jupyter nbconvert --to html`` inlines the SVG. The SVG is deterministic,
-so nbval compares it; the PNG is painted by matplotlib from the same scenes where the ``plot`` extra
-is installed, and left out where it is not.
+so nbval compares it; the PNG is painted from the same scenes by Pillow (:mod:`.png`), which the
+``plot`` extra brings, and left out where Pillow is not installed.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: floa
     >>> from stridelab import TensorDesc
     >>> from stridelab.render.scene import build_scene
     >>> data, metadata = picture_bundle([build_scene(TensorDesc("UINT8", (2, 3)))], [""], "a 2x3 map")
-    >>> sorted(data)  # with matplotlib installed
+    >>> sorted(data)  # with Pillow installed
     ['image/png', 'image/svg+xml', 'text/plain']
     >>> metadata["image/png"]  # shown at the drawing's size; the PNG has twice as many pixels
     {'width': 594, 'height': 205}
     """
     data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names, scale)}
     try:
-        from .mpl import pictures_png
+        from .png import pictures_png
     except ImportError as error:
-        if error.name != "matplotlib":
+        if error.name != "PIL":
             raise
         return data, {}
     if len(scenes) == 1 and not names[0]:
