@@ -17,7 +17,17 @@ from .palette import CELL_H, CELL_W, TEXT_ROLES, text_width
 from .summary import DIMENSION_LETTERS
 from .window import Window, flat_indices, strip_items
 
-__all__ = ["BYTE_DY", "MARGIN", "OFFSET_DY", "Text", "buffer_strip", "legend", "logical_view", "text_right"]
+__all__ = [
+    "BYTE_DY",
+    "MARGIN",
+    "MAX_TILES_DOWN",
+    "OFFSET_DY",
+    "Text",
+    "buffer_strip",
+    "legend",
+    "logical_view",
+    "text_right",
+]
 
 MARGIN = 10
 _TILE_GAP = 14
@@ -26,6 +36,8 @@ _COL_HEADER = 12
 _TILE_CAPTION = 16
 _STRIP_ROW = 10 + CELL_H + 10 + 8  # element offset above, slot, byte offset below, gap
 _GAP_W = CELL_W // 2
+#: More tiles than this in one column (C at one index) are laid across instead, wrapped.
+MAX_TILES_DOWN = 8
 #: Baselines of a slot's element offset (above it) and byte offset (below it), from its top.
 OFFSET_DY = -3
 BYTE_DY = CELL_H + 9
@@ -53,8 +65,12 @@ def logical_view(
 ):
     """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
     rank = desc.dimension_count
+    tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
+    tiles_c = win.counts[-3] if rank >= 4 else 1
+    # a long column of tiles (C one index) is laid across instead, wrapped like C's tiles
+    across = tiles_c == 1 and tiles_r > MAX_TILES_DOWN
     texts.append(Text(x0, y0 + 12, "logical view", "caption"))
-    texts.append(Text(x0, y0 + 26, _axes(desc, columns), "axes"))
+    texts.append(Text(x0, y0 + 26, _axes(desc, columns, across), "axes"))
     top = y0 + 34
     coords = win.coords()
     if rank == 1:
@@ -77,31 +93,32 @@ def logical_view(
     caption_h = _TILE_CAPTION if rank >= 3 else 0
     tile_w = _ROW_HEADER + cols * cell_w + _TILE_GAP
     tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
-    tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
-    tiles_c = win.counts[-3] if rank >= 4 else 1
+    down, along = (1, tiles_r) if across else (tiles_r, tiles_c)
+    band_r, band_c = (np.zeros_like(tile_r), tile_r) if across else (tile_r, tile_c)
     # tiles across (C) wrap onto further rows to keep the view within ``width``
-    per_row = max(1, min(tiles_c, (width - 2 * MARGIN + _TILE_GAP) // tile_w))
-    bands = -(-tiles_c // per_row)
+    per_row = max(1, min(along, (width - 2 * MARGIN + _TILE_GAP) // tile_w))
+    bands = -(-along // per_row)
     for tr in range(tiles_r):
         for tc in range(tiles_c):
-            tx, ty = x0 + (tc % per_row) * tile_w, top + (tr * bands + tc // per_row) * tile_h
+            lr, lc = (0, tr) if across else (tr, tc)
+            tx, ty = x0 + (lc % per_row) * tile_w, top + (lr * bands + lc // per_row) * tile_h
             if rank >= 3:
                 texts.append(Text(tx + _ROW_HEADER, ty + 11, _tile_caption(win, tr, tc), "tile-caption"))
             gx, gy = tx + _ROW_HEADER, ty + caption_h + _COL_HEADER
             texts.extend(Text(gx + c * cell_w + cell_w // 2, gy - 3, name, "index") for c, name in enumerate(col_names))
             texts.extend(Text(gx - 4, gy + r * CELL_H + 16, name, "index-row") for r, name in enumerate(row_names))
     cells = {
-        "cell_x": (x0 + (tile_c % per_row) * tile_w + _ROW_HEADER + grid_c * cell_w).astype(np.int64),
+        "cell_x": (x0 + (band_c % per_row) * tile_w + _ROW_HEADER + grid_c * cell_w).astype(np.int64),
         "cell_y": (
-            top + (tile_r * bands + tile_c // per_row) * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H
+            top + (band_r * bands + band_c // per_row) * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H
         ).astype(np.int64),
         "cell_coords": coords,
         "cell_index": flat_indices(coords, desc.sizes),
     }
-    return cells, x0 + per_row * tile_w - _TILE_GAP, top + tiles_r * bands * tile_h - _TILE_GAP
+    return cells, x0 + per_row * tile_w - _TILE_GAP, top + down * bands * tile_h - _TILE_GAP
 
 
-def _axes(desc: TensorDesc, columns: int) -> str:
+def _axes(desc: TensorDesc, columns: int, across: bool) -> str:
     """Which dimension runs along the rows, the columns and the tiles of the logical view."""
     rank = desc.dimension_count
     if rank == 1:
@@ -109,7 +126,9 @@ def _axes(desc: TensorDesc, columns: int) -> str:
     letters = DIMENSION_LETTERS.get(rank)
     name = (lambda i: letters[i]) if letters else (lambda i: f"dim {i}")
     axes = f"rows {name(rank - 2)}, columns {name(rank - 1)}"
-    if rank >= 4:
+    if across:
+        axes += f"; tiles {name(max(0, rank - 4))} across, wrapped"
+    elif rank >= 4:
         axes += f"; tiles {name(rank - 4)} down, {name(rank - 3)} across"
     elif rank == 3:
         axes += f"; tiles {name(0)} down"

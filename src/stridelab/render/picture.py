@@ -15,9 +15,15 @@ from typing import Any
 from .scene import Scene, build_scene, stack_scenes
 from .svg import pictures_svg
 
-__all__ = ["display_bundle", "picture_bundle"]
+__all__ = ["PICTURE_BYTES", "display_bundle", "picture_bundle"]
 
 Bundle = tuple[dict[str, str], dict[str, Any]]
+
+#: The stored bytes of a picture's SVG and base64 PNG beyond which the PNG is painted at one pixel
+#: per drawing pixel instead of two (about half the bytes): a notebook output then stays under
+#: 120 KB whatever is drawn. Only unusual drawings pass it at the default budget (e.g. offsets of
+#: 12 digits on every slot), none of the tutorials'.
+PICTURE_BYTES = 110_000
 
 
 def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: float = 1.0) -> Bundle:
@@ -43,7 +49,8 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: floa
         width, height = scenes[0].width, scenes[0].height
     else:
         width, height, _ = stack_scenes(scenes)
-    data["image/png"] = base64.b64encode(pictures_png(scenes, names)).decode("ascii")
+    room = (PICTURE_BYTES - len(data["image/svg+xml"])) * 3 // 4  # base64 stores 3 bytes as 4
+    data["image/png"] = base64.b64encode(pictures_png(scenes, names, max_bytes=room)).decode("ascii")
     return data, {"image/png": {"width": round(width * scale), "height": round(height * scale)}}
 
 

@@ -5,9 +5,9 @@ Text is set in DejaVu Sans, the SVG's first font, loaded from the file matplotli
 (``mpl-data/fonts/ttf``) by path: no system font and no fontconfig is needed, so a bare container
 draws the same letters. Where matplotlib is absent, Pillow's own built-in font stands in.
 
-The image is painted in palette mode at ``scale`` pixels per drawing pixel: a few flat colours
-and unsmoothed text, which a browser smooths when it shows the image at the drawing's size, and
-which compresses to a small file.
+The image is painted in palette mode at two pixels per drawing pixel: a few flat colours and
+unsmoothed text, which a browser smooths when it shows the image at the drawing's size, and which
+compresses to a small file (a drawing too large to store so is painted at one pixel per pixel).
 
 >>> from stridelab import TensorDesc
 >>> from stridelab.render.scene import build_scene
@@ -67,9 +67,17 @@ def _font(size: int, bold: bool) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size)
 
 
-def pictures_png(scenes: Sequence[Scene], names: Sequence[str], *, scale: int = 2) -> bytes:
-    """PNG of the picture :func:`~stridelab.render.svg.pictures_svg` draws, ``scale`` image pixels
-    per drawing pixel (sharp on high-density screens when shown at the drawing's size)."""
+def pictures_png(scenes: Sequence[Scene], names: Sequence[str], *, max_bytes: int | None = None) -> bytes:
+    """PNG of the picture :func:`~stridelab.render.svg.pictures_svg` draws, two image pixels per
+    drawing pixel (sharp on high-density screens when shown at the drawing's size); where that PNG
+    would be more than ``max_bytes``, painted at one pixel per drawing pixel (about half the bytes)."""
+    data = _encoded(_painted(scenes, names, 2))
+    if max_bytes is not None and len(data) > max_bytes:
+        data = _encoded(_painted(scenes, names, 1))
+    return data
+
+
+def _painted(scenes: Sequence[Scene], names: Sequence[str], scale: int) -> Image.Image:
     named = not (len(scenes) == 1 and not names[0])
     if named:
         width, height, tops = stack_scenes(scenes)
@@ -81,6 +89,10 @@ def pictures_png(scenes: Sequence[Scene], names: Sequence[str], *, scale: int = 
         if named:
             painter.text(10, top + 16, name, 13, INK, "start", bold=True)
         painter.scene(scene, top + STACK_CAPTION)
+    return image
+
+
+def _encoded(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, format="png")
     return out.getvalue()
@@ -101,7 +113,8 @@ class _Painter:
     def box(self, x: int, y: int, w: int, h: int, fill: str | None, dash: tuple[int, int] | None = None) -> None:
         """A rectangle with the SVG's 1-pixel stroke centred on its edge (dashed where asked)."""
         k, y = self.k, y + self.dy
-        left, top, right, bottom = x * k - k // 2, y * k - k // 2, (x + w) * k + k // 2 - 1, (y + h) * k + k // 2 - 1
+        half, rest = k // 2, k - k // 2 - 1  # the stroke's pixels before and after the edge
+        left, top, right, bottom = x * k - half, y * k - half, (x + w) * k + rest, (y + h) * k + rest
         if dash is None:
             self.draw.rectangle((left, top, right, bottom), fill=fill, outline=STROKE, width=k)
             return

@@ -33,13 +33,14 @@ from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text
 from .layout import logical_view as _logical  # a module global: tests stop the layout here
 from .palette import CELL_H, cell_width, fills_for
 from .summary import summary_lines
-from .window import Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
+from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
 from .window import window as fitted_window
 
 __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
-#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
-DEFAULT_MAX_CELLS = 256
+#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more: four 4x4
+#: tiles or an 8x8 grid, readable at a glance, and a display (SVG and PNG) under 120 KB stored.
+DEFAULT_MAX_CELLS = 64
 #: Drawings count offsets, in elements and in bytes, in int64: a window reaching further is refused.
 OFFSET_MAX = int(np.iinfo(np.int64).max)
 
@@ -232,7 +233,20 @@ def build_scene(
     parts["fills"], parts["cell_w"], parts["window"] = fills_for(desc.sizes[colour_dim]), cell_w, win
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend_items = legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
+    if window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
+        _hint(texts, legend_items, max_cells)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend_items)
+
+
+def _hint(texts: list[Text], legend_items: list[tuple[int, int, str]], max_cells: int) -> None:
+    """Under a windowed drawing, how to see more of it."""
+    more = min(MAX_CELLS, 4 * max_cells)
+    lines = (
+        f"to see more: sl.render_svg(obj, max_cells={more}) draws up to {more} cells,",
+        "start=(...) moves the window, sl.MemoryMapView(obj) explores it live",
+    )
+    y = max([t.y for t in texts] + [y + 14 for _, y, _ in legend_items]) + 18
+    texts.extend(Text(MARGIN, y + i * _LINE, line, "hint") for i, line in enumerate(lines))
 
 
 def _check_reach(desc: TensorDesc, win: Window) -> None:
