@@ -106,16 +106,19 @@ def test_alignment_and_gaps_are_dashed_and_shared_slots_carry_their_count():
 
 
 def test_stacked_scenes_share_one_picture_under_their_names():
-    scenes = [build_scene(PADDED), build_scene(sl.TensorDesc("FLOAT32", (2, 3)))]
-    svg = sl.render_svg(PADDED)
+    second = sl.TensorDesc("FLOAT32", (1, 3, 2, 2), sl.layout_strides("NHWC", (1, 3, 2, 2)))
+    scenes = [build_scene(PADDED), build_scene(second)]
     pixels = decoded(png.pictures_png(scenes, ["NCHW", "NHWC"]))
     width = max(s.width for s in scenes)
-    height = sum(22 + s.height for s in scenes) + 10
-    assert pixels.shape[:2] == (2 * height, 2 * width)
-    # the first scene sits 22 pixels down, under its name
-    x, y, w, h = boxes(svg, "cell")["0,0"]
-    assert count(inside(pixels, (x, y + 22, w, h)), LIGHT_BLUE) > 100
-    assert count(pixels[2 * 4 : 2 * 20, 2 * 10 : 2 * 60], INK) > 100  # "NCHW" in bold
+    second_top = 22 + scenes[0].height + 10  # caption, first scene, gap
+    assert pixels.shape[:2] == (2 * (second_top + 22 + scenes[1].height), 2 * width)
+    # each scene is drawn as it is alone, 22 pixels under its name's band
+    for top, scene in ((0, scenes[0]), (second_top, scenes[1])):
+        alone = decoded(png.pictures_png([scene], [""]))
+        band = pixels[2 * (top + 22) : 2 * (top + 22 + scene.height), : 2 * scene.width]
+        assert np.array_equal(band, alone)
+        name = pixels[2 * top : 2 * (top + 22), : 2 * width]
+        assert count(name[:, : 2 * 60], INK) > 100 and count(name[:, 2 * 60 :], INK) == 0  # "NCHW", "NHWC" in bold
 
 
 def test_letters_render_without_system_fonts(tmp_path):

@@ -87,6 +87,7 @@ def _painted(scenes: Sequence[Scene], names: Sequence[str], scale: int) -> Image
     painter = _Painter(ImageDraw.Draw(image), scale)
     for scene, name, top in zip(scenes, names, tops):
         if named:
+            painter.dy = 0
             painter.text(10, top + 16, name, 13, INK, "start", bold=True)
         painter.scene(scene, top + STACK_CAPTION)
     return image
