@@ -279,33 +279,43 @@ def test_float_values_are_short():
 def test_large_maps_are_windowed_and_say_so():
     svg = sl.render_svg(sl.TensorDesc("FLOAT32", (64, 64)))
     drawn = cells(svg)
-    assert len(drawn) == 256
-    assert set(drawn) == {(r, c) for r in range(16) for c in range(16)}
-    assert "showing 256 of 4096 logical elements: the window [0:16, 0:16]" in texts(svg)
+    assert len(drawn) == 64
+    assert set(drawn) == {(r, c) for r in range(8) for c in range(8)}
+    assert "showing 64 of 4096 logical elements: the window [0:8, 0:8]" in texts(svg)
     shown = slots(svg)
-    assert len(shown) <= 256
+    assert len(shown) <= 64
     assert all(slot in shown for slot, _ in drawn.values())
     gaps = [g for g in parse(svg).iter(f"{SVG}g") if g.get("class") == "gap"]
-    assert gaps and int(gaps[0].get("data-skipped")) == 48
+    assert gaps and int(gaps[0].get("data-skipped")) == 64 - 8  # row 0 ends at slot 7, row 1 starts at 64
+    # under the picture: how to see more
+    hint = next(g for g in parse(svg).iter(f"{SVG}g") if g.get("class") == "hint")
+    assert [t.text for t in hint] == [
+        "to see more: sl.render_svg(obj, max_cells=256) draws up to 256 cells,",
+        "start=(...) moves the window, sl.MemoryMapView(obj) explores it live",
+    ]
+
+
+def test_a_drawing_of_everything_has_no_hint():
+    assert not any(t.startswith("to see more") for t in texts(sl.render_svg(sl.TensorDesc("FLOAT32", (8, 8)))))
 
 
 def test_a_million_elements_render_small():
     svg = sl.render_svg(sl.TensorDesc("FLOAT32", (1, 4, 512, 512)))
-    assert len(svg) < 200_000
-    assert len(cells(svg)) == 256
+    assert len(svg) < 60_000
+    assert set(cells(svg)) == {(0, c, h, w) for c in range(4) for h in range(4) for w in range(4)}
 
 
 def test_too_large_for_a_map_is_drawn_through_a_window_of_its_first_cells():
     desc = sl.TensorDesc("FLOAT32", (4096, 4096), (4100, 1))  # 16M elements, 4 padding slots after each row
     svg = sl.render_svg(desc)
     drawn = cells(svg)
-    assert len(drawn) == 256 and drawn[(0, 0)] == (0, "0") and drawn[(1, 0)] == (4100, "4096")
+    assert len(drawn) == 64 and drawn[(0, 0)] == (0, "0") and drawn[(1, 0)] == (4100, "4096")
     notes = " ".join(texts(svg))
     assert "16777216 logical elements are more than the 4000000 a memory map is built for" in notes
     assert "padded · 16777216 logical elements" in notes
     assert "(padding or elements outside the window); start= moves it" in notes
     gaps = [g for g in parse(svg).iter(f"{SVG}g") if g.get("class") == "gap"]
-    assert gaps and int(gaps[0].get("data-skipped")) == 4100 - 16  # the rest of row 0 and its padding
+    assert gaps and int(gaps[0].get("data-skipped")) == 4100 - 8  # the rest of row 0 and its padding
     moved = cells(sl.render_svg(desc, start=(4000, 4000)))
     assert moved[(4000, 4000)] == (4000 * 4100 + 4000, str(4000 * 4096 + 4000))
 
@@ -368,9 +378,9 @@ def test_rendering_svg_never_imports_matplotlib():
 
 def test_a_scene_too_large_for_a_map_windows_every_dimension():
     scene = build_scene(sl.TensorDesc("FLOAT32", (1, 2, 2100, 1000)))
-    # halving the longest side until at most 256 cells remain: 2100 -> 9 and 1000 -> 8
-    assert scene.cell_coords.shape == (1 * 2 * 9 * 8, 4)
-    assert scene.notes[0] == "showing 144 of 4200000 logical elements: the window [0:1, 0:2, 0:9, 0:8]"
+    # halving the longest side (rounding up) until at most 64 cells remain: 2100 -> 5 and 1000 -> 4
+    assert scene.cell_coords.shape == (1 * 2 * 5 * 4, 4)
+    assert scene.notes[0] == "showing 40 of 4200000 logical elements: the window [0:1, 0:2, 0:5, 0:4]"
     assert scene.notes[1].startswith("4200000 logical elements are more than the 4000000 a memory map is built for")
 
 

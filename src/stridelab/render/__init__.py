@@ -1,9 +1,10 @@
-"""Drawings of memory maps: deterministic SVG (also what the widgets show) and matplotlib (also
-the PNG beside the SVG in the objects' Jupyter display, see :mod:`stridelab.render.picture`).
+"""Drawings of memory maps: deterministic SVG (also what the widgets show), PNG painted with
+Pillow (beside the SVG in the objects' Jupyter display, see :mod:`stridelab.render.picture`), and
+matplotlib for axes of your own.
 
-Both paint the same :class:`~stridelab.render.scene.Scene`. matplotlib is imported only when
-:func:`draw_memory_map` or a PNG is first needed, so rendering SVG (and importing stridelab)
-never needs it.
+All paint the same :class:`~stridelab.render.scene.Scene`. Pillow is imported only when a PNG is
+first needed and matplotlib only when :func:`draw_memory_map` is, so rendering SVG (and importing
+stridelab) needs neither.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Memory maps on a matplotlib axes, for PNG/PDF export and slides: the picture of the SVG.
+"""Memory maps on a matplotlib axes of your own, for figures, PDF export and slides: the picture
+of the SVG.
 
 matplotlib is imported here only, and this module only when :func:`draw_memory_map` is first
 used; nothing here calls ``plt.show()``.
@@ -14,11 +15,8 @@ from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT, SlotKind
 
 with optional_imports("plot", "sl.draw_memory_map"):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.collections import PatchCollection
-    from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
-    from PIL import Image
 
 from .palette import (
     ALIGNMENT_FILL,
@@ -31,8 +29,10 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .scene import DEFAULT_MAX_CELLS, STACK_CAPTION, Scene, build_scene, stack_scenes
+from .png import pictures_png
+from .scene import DEFAULT_MAX_CELLS, Scene, build_scene
 
+# pictures_png: the PNG copy `stridelab show --png` writes is Pillow's (.png), imported from here
 __all__ = ["draw_memory_map", "draw_scene", "figure_size", "pictures_png"]
 
 _ALIGN = {"start": "left", "middle": "center", "end": "right"}
@@ -118,35 +118,6 @@ def draw_scene(ax: Any, scene: Scene) -> list[Any]:
         for t in (*scene.texts, *scene.slot_texts())
     ]
     return artists
-
-
-def pictures_png(scenes: list[Scene], names: list[str], *, scale: int = 2) -> bytes:
-    """PNG of the picture :func:`~stridelab.render.svg.pictures_svg` draws, ``scale`` image pixels
-    per drawing pixel (sharp on high-density screens when shown at the drawing's size).
-
-    Painted on a figure of its own with the Agg canvas: pyplot and the user's backend are untouched.
-    """
-    import io
-
-    named = not (len(scenes) == 1 and not names[0])
-    if named:
-        width, height, tops = stack_scenes(scenes)
-    else:
-        width, height, tops = scenes[0].width, scenes[0].height, [-STACK_CAPTION]
-    figure = Figure(figsize=(width / 100, height / 100), dpi=100 * scale, facecolor=BACKGROUND)
-    canvas = FigureCanvasAgg(figure)
-    for scene, name, top in zip(scenes, names, tops):
-        y = top + STACK_CAPTION
-        ax = figure.add_axes((0, 1 - (y + scene.height) / height, scene.width / width, scene.height / height))
-        draw_scene(ax, scene)
-        if named:
-            figure.text(10 / width, 1 - (top + 16) / height, name, fontsize=13 * 72 / 100, fontweight="bold", color=INK)
-    canvas.draw()
-    pixels = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    # A few flat fills and antialiased text: 64 colours look the same at about a third of the bytes.
-    out = io.BytesIO()
-    pixels.convert("RGB").quantize(colors=64, method=Image.Quantize.FASTOCTREE).save(out, format="png")
-    return out.getvalue()
 
 
 def _points_per_pixel(ax: Any, scene: Scene) -> float:

@@ -77,6 +77,7 @@ TEXT_ROLES: dict[str, TextRole] = {
     "offset": TextRole(10, anchor="middle", colour=MUTED),
     "byte": TextRole(9, anchor="middle", colour=MUTED),
     "legend": TextRole(11),
+    "hint": TextRole(11, colour=MUTED),
 }
 
 

@@ -3,8 +3,8 @@
 Every surface that shows a saved notebook then has a picture it renders: JupyterLab shows the SVG
 in a trusted notebook and the PNG in an untrusted one (where it renders neither SVG nor inline
 ``<svg>`` in HTML), and ``jupyter nbconvert --to html`` inlines the SVG. The SVG is deterministic,
-so nbval compares it; the PNG is painted by matplotlib from the same scenes where the ``plot`` extra
-is installed, and left out where it is not.
+so nbval compares it; the PNG is painted from the same scenes by Pillow (:mod:`.png`), which the
+``plot`` extra brings, and left out where Pillow is not installed.
 """
 
 from __future__ import annotations
@@ -15,9 +15,15 @@ from typing import Any
 from .scene import Scene, build_scene, stack_scenes
 from .svg import pictures_svg
 
-__all__ = ["display_bundle", "picture_bundle"]
+__all__ = ["PICTURE_BYTES", "display_bundle", "picture_bundle"]
 
 Bundle = tuple[dict[str, str], dict[str, Any]]
+
+#: The stored bytes of a picture's SVG and base64 PNG beyond which the PNG is painted at one pixel
+#: per drawing pixel instead of two (about half the bytes): a notebook output then stays under
+#: 120 KB whatever is drawn. Only unusual drawings pass it at the default budget (e.g. offsets of
+#: 12 digits on every slot), none of the tutorials'.
+PICTURE_BYTES = 110_000
 
 
 def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: float = 1.0) -> Bundle:
@@ -27,23 +33,24 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: floa
     >>> from stridelab import TensorDesc
     >>> from stridelab.render.scene import build_scene
     >>> data, metadata = picture_bundle([build_scene(TensorDesc("UINT8", (2, 3)))], [""], "a 2x3 map")
-    >>> sorted(data)  # with matplotlib installed
+    >>> sorted(data)  # with Pillow installed
     ['image/png', 'image/svg+xml', 'text/plain']
     >>> metadata["image/png"]  # shown at the drawing's size; the PNG has twice as many pixels
     {'width': 594, 'height': 205}
     """
     data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names, scale)}
     try:
-        from .mpl import pictures_png
+        from .png import pictures_png
     except ImportError as error:
-        if error.name != "matplotlib":
+        if error.name != "PIL":
             raise
         return data, {}
     if len(scenes) == 1 and not names[0]:
         width, height = scenes[0].width, scenes[0].height
     else:
         width, height, _ = stack_scenes(scenes)
-    data["image/png"] = base64.b64encode(pictures_png(scenes, names)).decode("ascii")
+    room = (PICTURE_BYTES - len(data["image/svg+xml"])) * 3 // 4  # base64 stores 3 bytes as 4
+    data["image/png"] = base64.b64encode(pictures_png(scenes, names, max_bytes=room)).decode("ascii")
     return data, {"image/png": {"width": round(width * scale), "height": round(height * scale)}}
 
 

@@ -29,53 +29,27 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
-from .palette import CELL_H, CELL_W, TEXT_ROLES, cell_width, fills_for, text_width
-from .summary import DIMENSION_LETTERS, summary_lines
-from .window import (
-    Window,
-    checked_max_cells,
-    explicit_window,
-    flat_indices,
-    format_value,
-    shown_slots,
-    strip_items,
-    window_slots,
-)
+from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
+from .layout import logical_view as _logical  # a module global: tests stop the layout here
+from .palette import CELL_H, cell_width, fills_for
+from .summary import summary_lines
+from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
 from .window import window as fitted_window
 
 __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
-#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more.
-DEFAULT_MAX_CELLS = 256
+#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more: four 4x4
+#: tiles or an 8x8 grid, readable at a glance, and a display (SVG and PNG) under 120 KB stored.
+DEFAULT_MAX_CELLS = 64
 #: Drawings count offsets, in elements and in bytes, in int64: a window reaching further is refused.
 OFFSET_MAX = int(np.iinfo(np.int64).max)
 
-_MARGIN = 10
 _LINE = 16
 _PANEL_GAP = 36
 #: The default width (pixels) drawings wrap their tiles and buffer strip to stay within; the strip
 #: goes below the logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it.
 WRAP_WIDTH = 960
 MIN_STRIP_COLUMNS = 8
-_TILE_GAP = 14
-_ROW_HEADER = 26
-_COL_HEADER = 12
-_TILE_CAPTION = 16
-_STRIP_ROW = 10 + CELL_H + 10 + 8  # element offset above, slot, byte offset below, gap
-_GAP_W = CELL_W // 2
-#: Baselines of a slot's element offset (above it) and byte offset (below it), from its top.
-OFFSET_DY = -3
-BYTE_DY = CELL_H + 9
-
-
-@dataclass(frozen=True)
-class Text:
-    """A piece of text at (``x``, ``y``) (the baseline), set in :data:`TEXT_ROLES` ``role``."""
-
-    x: int
-    y: int
-    text: str
-    role: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,7 +184,7 @@ def build_scene(
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
     desc, memory_map, too_large = resolve(obj, limit)
     lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
-    texts = [Text(_MARGIN, _MARGIN + 12, lines[0], "summary"), Text(_MARGIN, _MARGIN + 12 + _LINE, lines[1], "detail")]
+    texts = [Text(MARGIN, MARGIN + 12, lines[0], "summary"), Text(MARGIN, MARGIN + 12 + _LINE, lines[1], "detail")]
     if window is None:
         win = fitted_window(desc.sizes, max_cells, start)
     else:
@@ -235,31 +209,44 @@ def build_scene(
             notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves it")
         else:
             notes.append("⋯ marks slots not worked out (padding between the elements)")
-    y = _MARGIN + 12 + 2 * _LINE
+    y = MARGIN + 12 + 2 * _LINE
     for note in notes:
-        texts.append(Text(_MARGIN, y, note, "note"))
+        texts.append(Text(MARGIN, y, note, "note"))
         y += _LINE
     top = y + 2
     first_logical_text = len(texts)
     cell_w = cell_width(labels, slots, desc.element_size)
-    cells, logical_right, logical_bottom = _logical(desc, win, texts, _MARGIN, top, columns, cell_w, width)
+    cells, logical_right, logical_bottom = _logical(desc, win, texts, MARGIN, top, columns, cell_w, width)
     captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
-    logical_right = max([logical_right, *(_text_right(t) for t in captions)])
+    logical_right = max([logical_right, *(text_right(t) for t in captions)])
     # the strip beside the logical view, wrapped to keep the drawing within ``width``; below it
     # where fewer than MIN_STRIP_COLUMNS slots would fit beside it
     strip_x, strip_top = logical_right + _PANEL_GAP, top
-    fit = (width - _MARGIN - strip_x) // cell_w
+    fit = (width - MARGIN - strip_x) // cell_w
     if fit < MIN_STRIP_COLUMNS:
-        strip_x, strip_top = _MARGIN, logical_bottom + 8
-        fit = (width - 2 * _MARGIN) // cell_w
+        strip_x, strip_top = MARGIN, logical_bottom + 8
+        fit = (width - 2 * MARGIN) // cell_w
     strip_columns = min(columns, max(MIN_STRIP_COLUMNS, fit))
-    strip, gaps, strip_bottom = _strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
+    strip, gaps, strip_bottom = buffer_strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
     parts["fills"], parts["cell_w"], parts["window"] = fills_for(desc.sizes[colour_dim]), cell_w, win
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
-    legend = _legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
-    return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend)
+    legend_items = legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
+    if window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
+        _hint(texts, legend_items, max_cells)
+    return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend_items)
+
+
+def _hint(texts: list[Text], legend_items: list[tuple[int, int, str]], max_cells: int) -> None:
+    """Under a windowed drawing, how to see more of it."""
+    more = min(MAX_CELLS, 4 * max_cells)
+    lines = (
+        f"to see more: sl.render_svg(obj, max_cells={more}) draws up to {more} cells,",
+        "start=(...) moves the window, sl.MemoryMapView(obj) explores it live",
+    )
+    y = max([t.y for t in texts] + [y + 14 for _, y, _ in legend_items]) + 18
+    texts.extend(Text(MARGIN, y + i * _LINE, line, "hint") for i, line in enumerate(lines))
 
 
 def _check_reach(desc: TensorDesc, win: Window) -> None:
@@ -275,7 +262,7 @@ def _check_reach(desc: TensorDesc, win: Window) -> None:
 
 def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
     """The scene, sized to hold every cell, slot and text."""
-    right = max(_text_right(t) for t in texts if t.role not in ("index", "index-row"))
+    right = max(text_right(t) for t in texts if t.role not in ("index", "index-row"))
     bottom = max(t.y for t in texts) + 8
     for xs, ys, below in ((parts["cell_x"], parts["cell_y"], 8), (parts["slot_x"], parts["slot_y"], 14)):
         if xs.size:
@@ -286,8 +273,8 @@ def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
     title = " · ".join(t.text for t in texts if t.role in ("summary", "detail"))
     return Scene(
         desc=desc,
-        width=right + _MARGIN,
-        height=bottom + _MARGIN,
+        width=right + MARGIN,
+        height=bottom + MARGIN,
         title=title,
         texts=tuple(texts),
         slot_labels=labels,
@@ -296,13 +283,6 @@ def _finish(desc, texts, parts, labels, gaps, notes, legend=()) -> Scene:
         notes=notes,
         **parts,
     )
-
-
-def _text_right(t: Text) -> int:
-    """Where a text ends, estimated (no font metrics: deterministic everywhere)."""
-    role = TEXT_ROLES[t.role]
-    width = text_width(t.text, role.size)
-    return t.x if role.anchor == "end" else t.x + width // 2 if role.anchor == "middle" else t.x + width
 
 
 def _check_dim(dim: int, rank: int) -> int:
@@ -345,123 +325,3 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
     for i, name in zip(np.flatnonzero(has_element).tolist(), names):
         labels[i] = name
     return labels, colours
-
-
-def _logical(desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int, width: int):
-    """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
-    rank = desc.dimension_count
-    texts.append(Text(x0, y0 + 12, "logical view", "caption"))
-    texts.append(Text(x0, y0 + 26, _axes(desc, columns), "axes"))
-    top = y0 + 34
-    coords = win.coords()
-    if rank == 1:
-        flat = coords[:, 0] - win.starts[0]
-        rows, cols = -(-win.counts[0] // columns), min(columns, win.counts[0])
-        grid_r, grid_c = flat // columns, flat % columns
-        tile_r = tile_c = np.zeros_like(flat)
-        row_names = [str(win.starts[0] + r * columns) for r in range(rows)]
-        col_names = [f"+{c}" for c in range(cols)]
-    else:
-        rows, cols = win.counts[-2], win.counts[-1]
-        grid_r, grid_c = coords[:, -2] - win.starts[-2], coords[:, -1] - win.starts[-1]
-        tile_r = tile_c = np.zeros_like(grid_r)
-        if rank == 3:
-            tile_r = coords[:, 0] - win.starts[0]
-        elif rank >= 4:
-            tile_r, tile_c = coords[:, -4] - win.starts[-4], coords[:, -3] - win.starts[-3]
-        row_names = [str(win.starts[-2] + r) for r in range(rows)]
-        col_names = [str(win.starts[-1] + c) for c in range(cols)]
-    caption_h = _TILE_CAPTION if rank >= 3 else 0
-    tile_w = _ROW_HEADER + cols * cell_w + _TILE_GAP
-    tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
-    tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
-    tiles_c = win.counts[-3] if rank >= 4 else 1
-    # tiles across (C) wrap onto further rows to keep the view within ``width``
-    per_row = max(1, min(tiles_c, (width - 2 * _MARGIN + _TILE_GAP) // tile_w))
-    bands = -(-tiles_c // per_row)
-    for tr in range(tiles_r):
-        for tc in range(tiles_c):
-            tx, ty = x0 + (tc % per_row) * tile_w, top + (tr * bands + tc // per_row) * tile_h
-            if rank >= 3:
-                texts.append(Text(tx + _ROW_HEADER, ty + 11, _tile_caption(win, tr, tc), "tile-caption"))
-            gx, gy = tx + _ROW_HEADER, ty + caption_h + _COL_HEADER
-            texts.extend(Text(gx + c * cell_w + cell_w // 2, gy - 3, name, "index") for c, name in enumerate(col_names))
-            texts.extend(Text(gx - 4, gy + r * CELL_H + 16, name, "index-row") for r, name in enumerate(row_names))
-    cells = {
-        "cell_x": (x0 + (tile_c % per_row) * tile_w + _ROW_HEADER + grid_c * cell_w).astype(np.int64),
-        "cell_y": (
-            top + (tile_r * bands + tile_c // per_row) * tile_h + caption_h + _COL_HEADER + grid_r * CELL_H
-        ).astype(np.int64),
-        "cell_coords": coords,
-        "cell_index": flat_indices(coords, desc.sizes),
-    }
-    return cells, x0 + per_row * tile_w - _TILE_GAP, top + tiles_r * bands * tile_h - _TILE_GAP
-
-
-def _axes(desc: TensorDesc, columns: int) -> str:
-    """Which dimension runs along the rows, the columns and the tiles of the logical view."""
-    rank = desc.dimension_count
-    if rank == 1:
-        return f"index, {columns} to a row"
-    letters = DIMENSION_LETTERS.get(rank)
-    name = (lambda i: letters[i]) if letters else (lambda i: f"dim {i}")
-    axes = f"rows {name(rank - 2)}, columns {name(rank - 1)}"
-    if rank >= 4:
-        axes += f"; tiles {name(rank - 4)} down, {name(rank - 3)} across"
-    elif rank == 3:
-        axes += f"; tiles {name(0)} down"
-    return axes
-
-
-def _tile_caption(win: Window, tr: int, tc: int) -> str:
-    rank = len(win.starts)
-    lead = list(win.starts[: max(0, rank - 4)])
-    if rank >= 4:
-        lead += [win.starts[-4] + tr, win.starts[-3] + tc]
-    else:
-        lead += [win.starts[0] + tr]
-    return "(" + ", ".join(str(i) for i in lead) + ", :, :)"
-
-
-def _strip(desc: TensorDesc, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int):
-    """Slot positions of the buffer strip, wrapped into rows of ``columns`` slots, with markers
-    where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`)."""
-    size = desc.element_size
-    texts.append(Text(x0, y0 + 12, "physical buffer", "caption"))
-    texts.append(Text(x0, y0 + 26, f"slots in offset order, {size} byte{'s' if size > 1 else ''} each", "axes"))
-    top = y0 + 34 + _COL_HEADER
-    xs, ys, gaps = strip_items(slots, desc.slot_count, x0, top, columns * cell_w, cell_w, _GAP_W, _STRIP_ROW)
-    bottom = (int(ys.max()) if ys.size else top) + CELL_H + 10
-    return {"slot_x": xs, "slot_y": ys}, gaps, bottom
-
-
-_LEGEND = {
-    "padding": "x padding",
-    "alignment": ". alignment (rounding up to 4 bytes)",
-    "shared": "×n shared by n elements",
-    "gap": "⋯ slots not drawn",
-}
-
-
-def _legend(parts: dict[str, np.ndarray], gaps: tuple, texts: list[Text], y: int):
-    """Legend entries for the kinds of slot the drawing shows, and how to read the strip."""
-    kinds = set(parts["slot_kinds"].tolist())
-    present = [
-        name
-        for name, flag in (
-            ("padding", SlotKind.PADDING in kinds),
-            ("alignment", SlotKind.ALIGNMENT in kinds),
-            ("shared", SlotKind.SHARED in kinds),
-            ("gap", bool(gaps)),
-        )
-        if flag
-    ]
-    texts.append(Text(_MARGIN, y + 4, "buffer strip: element offset above each slot, byte offset below", "legend"))
-    entries = []
-    x = _MARGIN
-    for name in present:
-        y_box = y + 12
-        entries.append((x, y_box, name))
-        texts.append(Text(x + 20, y_box + 11, _LEGEND[name], "legend"))
-        x += 26 + text_width(_LEGEND[name], TEXT_ROLES["legend"].size)
-    return entries

@@ -136,10 +136,6 @@ def _label(x: int, y: int, label: str, cell_w: int) -> str:
     return f'<text x="{x + cell_w // 2}" y="{y + 16}"{font}>{escape(label)}</text>'
 
 
-def _coords(coords: list[int]) -> str:
-    return "(" + ", ".join(map(str, coords)) + ")"
-
-
 def _badge(x: int, y: int, badge: str | None) -> str:
     if not badge:
         return ""
@@ -151,7 +147,6 @@ def _badge(x: int, y: int, badge: str | None) -> str:
 
 def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]:
     labels = scene.cell_labels()
-    size = scene.desc.element_size
     badges = badges if badges is not None else [None] * scene.cell_count
     out = []
     for x, y, coords, index, slot, label, badge in zip(
@@ -169,20 +164,9 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
             f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
             f'data-slot="{offset}" data-label="{escape(label)}">'
             f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
-            f"{_label(x, y, label, scene.cell_w)}{_badge(x, y, badge)}"
-            f"<title>{_coords(coords)}: element {offset}, byte {offset * size}</title></g>"
+            f"{_label(x, y, label, scene.cell_w)}{_badge(x, y, badge)}</g>"
         )
     return out
-
-
-def _slot_title(offset: int, byte: int, kind: int, count: int) -> str:
-    what = {
-        SlotKind.ELEMENT: "1 element",
-        SlotKind.SHARED: f"shared by {count} elements",
-        SlotKind.PADDING: "padding: no element",
-        SlotKind.ALIGNMENT: "alignment: no element (buffer sizes round up to 4 bytes)",
-    }[kind]
-    return f"element {offset}, byte {byte}: {what}"
 
 
 def _slots(scene: Scene) -> list[str]:
@@ -209,8 +193,7 @@ def _slots(scene: Scene) -> list[str]:
             f'data-count="{count}" data-label="{escape(label)}">'
             f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" '
             f'fill="{slot_fill(kind, colour, scene.fills)}" stroke="{STROKE}"{dash}/>'
-            f"{_label(x, y, label, scene.cell_w)}{badge}"
-            f"<title>{_slot_title(offset, offset * size, kind, count)}</title></g>"
+            f"{_label(x, y, label, scene.cell_w)}{badge}</g>"
         )
     return out
 
