@@ -4,7 +4,7 @@ For a 4096-element, a 1-million-element and a 67-million-element description (th
 large for a memory map, drawn through a window of its first cells): the time to build a MemoryMapView's
 data (memory map, layout, plain lists for the browser; median of several runs), the time to
 render the static SVG, the time to display the view (its bundle: the static picture as SVG and
-as a PNG painted by matplotlib), and the bytes the view leaves in a notebook stored by
+as a PNG painted by Pillow), and the bytes the view leaves in a notebook stored by
 scripts/execute_notebooks.py (the bundle without the widget view). The browser's redraw time
 after a control change is measured by tests/test_browser.py and read here from
 test-artifacts/browser-redraw.json when present.

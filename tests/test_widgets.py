@@ -855,10 +855,10 @@ def test_the_page_sets_only_the_selection_and_the_width():
 def test_max_cells_past_the_cap_is_refused_before_drawing(make, monkeypatch):
     # max_cells = 10**9 ran for more than a minute; the cap (16384 cells: 0.5 s and 10 MB of SVG)
     # is checked before any cell is laid out
-    import stridelab.render.scene as scene
+    import stridelab.render.layout as layout
 
     desc = sl.TensorDesc("UINT8", (3000, 3000))
-    monkeypatch.setattr(scene, "_logical", lambda *args: pytest.fail("laid out cells past the cap"))
+    monkeypatch.setattr(layout, "logical_view", lambda *args: pytest.fail("laid out cells past the cap"))
     with pytest.raises(sl.LayoutError, match=r"max_cells = 1000000000: at most 16384 cells are drawn"):
         make(desc, 10**9)
 

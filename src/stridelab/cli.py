@@ -145,7 +145,7 @@ def _show(args: argparse.Namespace, options: list[str]) -> int:
             _write(args.svg, pictures_svg(scenes, names).encode())
         if args.png is not None:
             with optional_imports("plot", "stridelab show --png"):
-                from .render.mpl import pictures_png
+                from .render.png import pictures_png
             _write(args.png, pictures_png(scenes, names))
     except (LayoutError, TypeError, ImportError) as error:
         raise CommandError(str(error)) from error
@@ -299,7 +299,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', a JSON tensor desc, or a model file",
     )
     show.add_argument("--svg", type=Path, metavar="FILE", help="write the picture as SVG")
-    show.add_argument("--png", type=Path, metavar="FILE", help="write the picture as PNG (needs matplotlib)")
+    show.add_argument(
+        "--png", type=Path, metavar="FILE", help="write the picture as PNG (needs Pillow: the plot extra)"
+    )
     _model_size_option(show)
     show.set_defaults(run=_show)
     dispatch = commands.add_parser(

@@ -29,11 +29,9 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .png import pictures_png
 from .scene import DEFAULT_MAX_CELLS, Scene, build_scene
 
-# pictures_png: the PNG copy `stridelab show --png` writes is Pillow's (.png), imported from here
-__all__ = ["draw_memory_map", "draw_scene", "figure_size", "pictures_png"]
+__all__ = ["draw_memory_map", "draw_scene", "figure_size"]
 
 _ALIGN = {"start": "left", "middle": "center", "end": "right"}
 

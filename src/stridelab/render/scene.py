@@ -29,8 +29,8 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
 from ..tensor import StridedTensor
+from . import layout
 from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
-from .layout import logical_view as _logical  # a module global: tests stop the layout here
 from .palette import CELL_H, cell_width, fills_for
 from .summary import summary_lines
 from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
@@ -216,7 +216,7 @@ def build_scene(
     top = y + 2
     first_logical_text = len(texts)
     cell_w = cell_width(labels, slots, desc.element_size)
-    cells, logical_right, logical_bottom = _logical(desc, win, texts, MARGIN, top, columns, cell_w, width)
+    cells, logical_right, logical_bottom = layout.logical_view(desc, win, texts, MARGIN, top, columns, cell_w, width)
     captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
     logical_right = max([logical_right, *(text_right(t) for t in captions)])
     # the strip beside the logical view, wrapped to keep the drawing within ``width``; below it
