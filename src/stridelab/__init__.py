@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._analysis import overlap
-from .desc import MAX_DIMENSIONS, TensorDesc, calc_buffer_tensor_size, calculate_strides, layout_strides
+from ._strides import MAX_DIMENSIONS, calc_buffer_tensor_size, calculate_strides, layout_strides
+from .desc import TensorDesc
 from .dtypes import DATA_TYPES, DataType, data_type
 from .errors import LayoutError
 from .memmap import MemoryMap

@@ -30,9 +30,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._optional import optional_imports
+from ._strides import UINT_MAX
 from ._validate import refuse_masked, wrong_type
 from .backend import array_module, is_cupy_array
-from .desc import UINT_MAX
 from .dtypes import DataType, data_type
 from .errors import LayoutError
 

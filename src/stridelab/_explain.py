@@ -18,7 +18,8 @@ from typing import Any
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from ._arrays import layout_of
-from .desc import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, TensorDesc, layout_strides
+from ._strides import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, layout_strides
+from .desc import TensorDesc
 from .errors import LayoutError
 from .tensor import StridedTensor
 

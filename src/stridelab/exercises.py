@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from ._strides import calc_buffer_tensor_size, layout_strides
 from ._validate import int_tuple, shown
-from .desc import TensorDesc, calc_buffer_tensor_size, layout_strides
+from .desc import TensorDesc
 from .dtypes import data_type as _data_type
 from .errors import LayoutError
 

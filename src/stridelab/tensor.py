@@ -15,9 +15,10 @@ import numpy as np
 
 from ._arrays import described_strides, read_array
 from ._memory import check_allocation
+from ._strides import MAX_DIMENSIONS
 from ._validate import refuse_masked, wrong_type
 from .backend import array_module, is_cupy_array
-from .desc import MAX_DIMENSIONS, TensorDesc
+from .desc import TensorDesc
 from .errors import LayoutError
 
 __all__ = ["StridedTensor"]

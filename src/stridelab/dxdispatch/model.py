@@ -20,7 +20,7 @@ import numpy as np
 
 from .._json_fields import Fields, did_you_mean
 from .._validate import shown
-from ..desc import MINIMUM_ALIGNMENT, TensorDesc
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..tensor import StridedTensor
 from .budget import LoadBudget, check_memory, check_written
@@ -36,6 +36,7 @@ from .files import (
 from .operators import Dispatchable, named_tensors, read_dispatchable
 from .output import dispatch_line, print_lines, written_line
 from .resources import Resource, read_resource
+from .tensors import MINIMUM_ALIGNMENT
 
 __all__ = ["BACKENDS", "Model", "device_name"]
 

@@ -17,13 +17,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._json_desc import read_json_desc
 from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, uint
 from .._validate import shown
-from ..desc import TensorDesc, json_desc_alignment, read_json_desc
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops import _engine
 from ..ops._operands import Names
 from ..tensor import StridedTensor
+from .tensors import json_desc_alignment
 
 __all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "named_tensors", "read_dispatchable"]
 

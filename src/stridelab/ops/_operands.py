@@ -12,9 +12,10 @@ import numpy as np
 
 from .._analysis import overlap
 from .._arrays import described_strides, flat_reader, read_array
+from .._strides import MAX_DIMENSIONS, UINT_MAX
 from .._validate import int_tuple, refuse_masked, wrong_type
 from ..backend import is_cupy_array, location
-from ..desc import MAX_DIMENSIONS, UINT_MAX, TensorDesc
+from ..desc import TensorDesc
 from ..dtypes import DataType
 from ..errors import LayoutError
 from ..tensor import StridedTensor

@@ -20,7 +20,8 @@ from itertools import permutations
 import numpy as np
 
 from .._explain import packed_strides_in
-from ..desc import DIMENSION_LETTERS, TensorDesc
+from .._strides import DIMENSION_LETTERS
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import SlotKind
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import packed_strides
 from .._validate import at_least, int_tuple, int_value, shown
-from ..desc import TensorDesc, packed_strides
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
 

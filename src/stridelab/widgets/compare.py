@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._strides import layout_strides
 from .._validate import known_keywords, shown
-from ..desc import TensorDesc, layout_strides
+from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene, build_scene

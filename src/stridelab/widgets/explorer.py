@@ -8,8 +8,9 @@ from html import escape
 import ipywidgets as w
 import numpy as np
 
+from .._strides import layout_strides
 from .._validate import at_least, known_keywords, shown
-from ..desc import TensorDesc, layout_strides
+from ..desc import TensorDesc
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
