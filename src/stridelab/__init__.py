@@ -10,7 +10,7 @@ The layout core is imported eagerly; the operators, renderings and widgets on fi
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ._analysis import overlap
+from ._overlap import overlap
 from ._strides import MAX_DIMENSIONS, calc_buffer_tensor_size, calculate_strides, layout_strides
 from .desc import TensorDesc
 from .dtypes import DATA_TYPES, DataType, data_type

@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._analysis import overlap
 from .._arrays import described_strides, flat_reader, read_array
+from .._overlap import overlap
 from .._strides import MAX_DIMENSIONS, UINT_MAX
 from .._validate import int_tuple, refuse_masked, wrong_type
 from ..backend import is_cupy_array, location
