@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from .._json_desc import read_json_desc
 from .._json_fields import Fields, boolean, did_you_mean, enum, integer_list, number, uint
 from .._validate import shown
@@ -24,6 +22,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..ops import _engine
 from ..ops._operands import Names
+from ..ops._scale_bias import scale_bias
 from ..tensor import StridedTensor
 from .tensors import json_desc_alignment
 
@@ -76,7 +75,7 @@ class Dispatchable:
         """Run the operator on ``x`` into ``out``."""
         _engine.call(_engine.OPERATORS[self.run.operator], x, out, *self.run.arguments.values())
         if self.run.scale_bias is not None:
-            _scale_bias(out, *self.run.scale_bias)
+            scale_bias(out, *self.run.scale_bias)
 
     def describe(self) -> str:
         """One line: the operator and its parameters, e.g. ``SLICE1 InputWindowOffsets=[0, 0, 1, 1] ...``."""
@@ -231,19 +230,6 @@ def _identity(fields: Fields, tensors: dict[str, TensorDesc]) -> tuple[dict[str,
             f"{fields.where}.ScaleBias: a scale and bias apply to float tensors; OutputTensor is {output_type.name}"
         )
     return {"ScaleBias": {"Scale": scale, "Bias": bias}}, Run("ELEMENT_WISE_IDENTITY", {}, (scale, bias))
-
-
-def _scale_bias(out: StridedTensor, scale: float, bias: float) -> None:
-    """``Scale * out + Bias`` in place, as a multiply and an add, each rounded to float32 (float64
-    for FLOAT64; no fused multiply-add, so NumPy and CuPy give the same bits), then converted once
-    to the output type."""
-    compute = np.dtype(np.float64 if out.desc.data_type == "FLOAT64" else np.float32)
-    view = out.view()
-    with np.errstate(over="ignore", invalid="ignore"):  # past the type's range is inf, as on DirectML
-        values = view.astype(compute)
-        values *= compute.type(scale)
-        values += compute.type(bias)
-        view[...] = values
 
 
 #: The operators stridelab runs, by their name after ``DML_OPERATOR_``.
