@@ -294,6 +294,22 @@ def test_explore_takes_arguments_as_given():
     assert sl.explore((2, 3), "wh", data_type=np.uint8).desc == sl.TensorDesc("UINT8", (2, 3), (1, 2))
 
 
+def test_explore_passes_max_padding_to_the_padding_sliders():
+    e = sl.explore((2, 3), "HW", max_padding=3)
+    assert [s.max for s in e.padding_sliders] == [3, 3]
+    with pytest.raises(sl.LayoutError, match="max_padding"):
+        sl.explore((2, 3), max_padding=-1)
+
+
+def test_a_views_window_moves_keep_its_other_drawing_options():
+    view = sl.MemoryMapView(sl.TensorDesc("UINT8", (20, 20)), max_cells=16, columns=8, colour_by=1)
+    view.start = (4, 0)
+    assert view.start == (4, 0) and [first for first, _ in view.window] == [4, 0]
+    view.window = [(1, 2), (3, 5)]
+    assert view.start is None and view.window == ((1, 2), (3, 5))
+    assert view._options.columns == 8 and view._options.colour_by == 1 and view._options.max_cells == 16
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -618,7 +634,8 @@ def test_a_refused_window_start_keeps_the_view_usable():
         (
             lambda d: sl.explore((2, 3), max_sizes=4),
             "explore() got an unexpected keyword argument 'max_sizes' (did you mean 'max_size'?); "
-            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_cells, limit, scale",
+            "it takes: sizes, layout, data_type, broadcast, padding, strides, max_size, max_padding, max_cells, "
+            "limit, scale",
         ),
         (
             lambda d: sl.SliceExplorer(PAGE_INPUT, window_offset=(0, 0, 0, 0)),

@@ -18,6 +18,7 @@ with optional_imports("plot", "sl.draw_memory_map"):
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Rectangle
 
+from .options import DEFAULT_MAX_CELLS, DrawOptions
 from .palette import (
     ALIGNMENT_FILL,
     BACKGROUND,
@@ -29,7 +30,7 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .scene import DEFAULT_MAX_CELLS, Scene, build_scene
+from .scene import Scene, scene_for
 
 __all__ = ["draw_memory_map", "draw_scene", "figure_size"]
 
@@ -83,9 +84,7 @@ def draw_memory_map(
     """
     if not hasattr(ax, "add_patch"):
         raise TypeError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}")
-    scene = build_scene(
-        obj, max_cells=max_cells, columns=columns, start=start, window=window, colour_by=colour_by, limit=limit
-    )
+    scene = scene_for(obj, DrawOptions(max_cells, columns, start, window, colour_by, limit))
     return draw_scene(ax, scene)
 
 

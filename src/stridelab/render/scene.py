@@ -31,6 +31,7 @@ from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, el
 from ..tensor import StridedTensor
 from . import layout
 from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
+from .options import DEFAULT_MAX_CELLS, DrawOptions
 from .palette import CELL_H, cell_width, fills_for
 from .summary import summary_lines
 from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
@@ -38,9 +39,6 @@ from .window import window as fitted_window
 
 __all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
 
-#: Logical cells (and, separately, physical slots) drawn at most, unless asked for more: four 4x4
-#: tiles or an 8x8 grid, readable at a glance, and a display (SVG and PNG) under 120 KB stored.
-DEFAULT_MAX_CELLS = 64
 #: Drawings count offsets, in elements and in bytes, in int64: a window reaching further is refused.
 OFFSET_MAX = int(np.iinfo(np.int64).max)
 
@@ -178,37 +176,32 @@ def build_scene(
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
     """
-    max_cells, columns = checked_max_cells(max_cells), at_least("columns", columns, 1)
-    limit, width = at_least("limit", limit, 1), at_least("width", width, 200)
-    if start is not None and window is not None:
+    options = DrawOptions(max_cells, columns, start, window, colour_by, limit)
+    return scene_for(obj, options, width)
+
+
+def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
+    """:func:`build_scene` with its drawing options as one record."""
+    max_cells, columns = checked_max_cells(options.max_cells), at_least("columns", options.columns, 1)
+    limit, width = at_least("limit", options.limit, 1), at_least("width", width, 200)
+    if options.start is not None and options.window is not None:
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
     desc, memory_map, too_large = resolve(obj, limit)
     lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
     texts = [Text(MARGIN, MARGIN + 12, lines[0], "summary"), Text(MARGIN, MARGIN + 12 + _LINE, lines[1], "detail")]
-    if window is None:
-        win = fitted_window(desc.sizes, max_cells, start)
+    if options.window is None:
+        win = fitted_window(desc.sizes, max_cells, options.start)
     else:
-        win = explicit_window(desc.sizes, window, max_cells)
+        win = explicit_window(desc.sizes, options.window, max_cells)
     _check_reach(desc, win)
+    colour_by = options.colour_by
     colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
     if memory_map is not None:
-        offsets = win.offsets(memory_map)
-        slots, slot_note = shown_slots(memory_map, offsets, max_cells)
-        if slot_note:
-            notes.append(slot_note)
-        labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
-        kinds, counts = memory_map.slot_kinds[slots], memory_map.slot_counts[slots]
+        drawn = _mapped_slots(memory_map, win, colour_dim, max_cells, notes)
     else:
-        values = obj.buffer if isinstance(obj, StridedTensor) else None
-        found = window_slots(desc, win, colour_dim, values)
-        offsets, slots, labels, colours = found.offsets, found.slots, found.labels, found.colours
-        kinds, counts = found.kinds, found.counts
-        notes.append(f"{too_large}: the strip shows the window's own slots only (sharing counted within it)")
-        if win.size < desc.element_count:
-            notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves it")
-        else:
-            notes.append("⋯ marks slots not worked out (padding between the elements)")
+        drawn = _worked_out_slots(obj, desc, win, colour_dim, notes, too_large)
+    offsets, slots, labels, colours, kinds, counts = drawn
     y = MARGIN + 12 + 2 * _LINE
     for note in notes:
         texts.append(Text(MARGIN, y, note, "note"))
@@ -233,9 +226,35 @@ def build_scene(
     parts["fills"], parts["cell_w"], parts["window"] = fills_for(desc.sizes[colour_dim]), cell_w, win
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend_items = legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
-    if window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
+    if options.window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
         _hint(texts, legend_items, max_cells)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend_items)
+
+
+def _mapped_slots(memory_map: MemoryMap, win: Window, colour_dim: int, max_cells: int, notes: list[str]) -> tuple:
+    """The window's offsets and the drawn slots' offsets, labels, colours, kinds and counts, read
+    from a full memory map; a note added where slots were left out."""
+    offsets = win.offsets(memory_map)
+    slots, slot_note = shown_slots(memory_map, offsets, max_cells)
+    if slot_note:
+        notes.append(slot_note)
+    labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
+    return offsets, slots, labels, colours, memory_map.slot_kinds[slots], memory_map.slot_counts[slots]
+
+
+def _worked_out_slots(
+    obj: Any, desc: TensorDesc, win: Window, colour_dim: int, notes: list[str], too_large: str | None
+) -> tuple:
+    """As :func:`_mapped_slots`, worked out from the strides for the window's cells alone (a
+    description too large for a memory map), with notes that say so."""
+    values = obj.buffer if isinstance(obj, StridedTensor) else None
+    found = window_slots(desc, win, colour_dim, values)
+    notes.append(f"{too_large}: the strip shows the window's own slots only (sharing counted within it)")
+    if win.size < desc.element_count:
+        notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves it")
+    else:
+        notes.append("⋯ marks slots not worked out (padding between the elements)")
+    return found.offsets, found.slots, found.labels, found.colours, found.kinds, found.counts
 
 
 def _hint(texts: list[Text], legend_items: list[tuple[int, int, str]], max_cells: int) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from .._validate import known_keywords, layout_error, shown
 from ..memmap import DEFAULT_LIMIT, SlotKind
+from .options import DEFAULT_MAX_CELLS, DrawOptions
 from .palette import (
     ALIGNMENT_FILL,
     BACKGROUND,
@@ -34,7 +35,7 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .scene import DEFAULT_MAX_CELLS, STACK_CAPTION, Scene, Text, build_scene, stack_scenes
+from .scene import STACK_CAPTION, Scene, Text, scene_for, stack_scenes
 
 __all__ = ["KIND_NAMES", "pictures_svg", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
 
@@ -98,9 +99,7 @@ def render_svg(
     2
     """
     scale = check_scale(scale)
-    scene = build_scene(
-        obj, max_cells=max_cells, columns=columns, start=start, window=window, colour_by=colour_by, limit=limit
-    )
+    scene = scene_for(obj, DrawOptions(max_cells, columns, start, window, colour_by, limit))
     return scene_svg(scene, scale=scale)
 
 

@@ -10,7 +10,8 @@ from .._validate import known_keywords, shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
-from ..render.scene import Scene, build_scene
+from ..render.options import DrawOptions
+from ..render.scene import Scene, scene_for
 from ..render.summary import layout_name
 from ..render.svg import check_scale
 from ..render.window import checked_max_cells
@@ -53,13 +54,13 @@ class Comparison(MapWidget):
         if isinstance(names, str) or len(names) != 2:
             raise LayoutError(f"names must give one caption for each of the two sides, not {shown(names)}")
         self._names = [str(n) for n in names]
-        self._options: dict[str, Any] = {"max_cells": max_cells, "columns": columns, "window": window, "limit": limit}
+        self._options = DrawOptions(max_cells, columns, window=window, limit=limit)
         self._redraw()
         self.stacked = True
         self.observe(lambda change: self._redraw(keep_selection=True), "available_width")
 
     def _redraw(self, *, keep_selection: bool = False) -> None:
-        scenes = [build_scene(s, **self._options, width=self.layout_width) for s in self._sources]
+        scenes = [scene_for(s, self._options, self.layout_width) for s in self._sources]
         self.show(scenes, self._names, keep_selection=keep_selection)
 
     @property
@@ -68,7 +69,7 @@ class Comparison(MapWidget):
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
         options = static_options(self._options)
-        return [build_scene(s, **options) for s in self._sources], list(self._names)
+        return [scene_for(s, options) for s in self._sources], list(self._names)
 
     def __repr__(self) -> str:
         return f"Comparison({self._sources[0]!r}, {self._sources[1]!r})"

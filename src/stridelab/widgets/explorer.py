@@ -333,6 +333,7 @@ def explore(
     padding: Mapping[str | int, int] | None = None,
     strides: Sequence[int] | None = None,
     max_size: int = 16,
+    max_padding: int = 8,
     max_cells: int = 256,
     limit: int = DEFAULT_LIMIT,
     scale: float = 1.0,
@@ -358,9 +359,10 @@ def explore(
         Initial data type (any spelling :func:`stridelab.data_type` takes), broadcast flags (one
         bool per dimension), padding per dimension (letter or index -> elements, 0 or more; the
         slider's range grows to fit), or custom strides (which switch the layout to custom).
-    max_size, max_cells
-        Largest size the sliders offer (a larger initial size widens its slider); most cells the
-        map draws (the window sliders move the window over a larger tensor).
+    max_size, max_padding, max_cells
+        Largest size the sliders offer (a larger initial size widens its slider); largest padding
+        the padding sliders offer (a larger initial padding widens its slider); most cells the map
+        draws (the window sliders move the window over a larger tensor).
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
@@ -385,6 +387,7 @@ def explore(
         padding=padding,
         strides=strides,
         max_size=max_size,
+        max_padding=max_padding,
         max_cells=max_cells,
         limit=limit,
         scale=scale,

@@ -12,7 +12,8 @@ from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
-from ..render.scene import Scene, build_scene, resolve
+from ..render.options import DrawOptions
+from ..render.scene import Scene, resolve, scene_for
 from ..render.svg import KIND_NAMES, check_scale
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
@@ -52,12 +53,10 @@ def _refuse_negative_strides(layout: Layout) -> None:
         )
 
 
-def static_options(options: dict[str, Any]) -> dict[str, Any]:
+def static_options(options: DrawOptions) -> DrawOptions:
     """A live view's drawing options for its static picture: at most STATIC_MAX_CELLS cells (kept
     small for saved notebooks), unless an exact window was asked for, which is drawn as asked."""
-    if options.get("window") is not None:
-        return options
-    return {**options, "max_cells": min(options["max_cells"], STATIC_MAX_CELLS)}
+    return options.capped(STATIC_MAX_CELLS)
 
 
 def desc_of(source: TensorDesc | MemoryMap | StridedTensor) -> TensorDesc:
@@ -121,14 +120,7 @@ class MemoryMapView(MapWidget):
     ) -> None:
         super().__init__()
         self._scale = check_scale(scale)
-        self._options: dict[str, Any] = {
-            "max_cells": checked_max_cells(max_cells),
-            "columns": columns,
-            "start": start,
-            "window": window,
-            "colour_by": colour_by,
-            "limit": limit,
-        }
+        self._options = DrawOptions(checked_max_cells(max_cells), columns, start, window, colour_by, limit)
         self._name = name
         self._source: Any = None
         self._scene: Scene | None = None
@@ -144,9 +136,9 @@ class MemoryMapView(MapWidget):
     def source(self, value: Any) -> None:
         self._draw(as_source(value), self._options)
 
-    def _draw(self, source: Any, options: dict[str, Any], *, keep_selection: bool = False) -> None:
+    def _draw(self, source: Any, options: DrawOptions, *, keep_selection: bool = False) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
-        scene = build_scene(source, **options, width=self.layout_width)
+        scene = scene_for(source, options, self.layout_width)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name], keep_selection=keep_selection)
         self.copy_lines = [str(scene.desc)]
@@ -154,9 +146,7 @@ class MemoryMapView(MapWidget):
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting
         ``source`` and ``start`` in turn, between which the old window may not fit the new source)."""
-        self._draw(
-            as_source(source), {**self._options, "start": None if start is None else tuple(start), "window": None}
-        )
+        self._draw(as_source(source), self._options.moved(start=start))
 
     @property
     def desc(self) -> TensorDesc:
@@ -170,13 +160,13 @@ class MemoryMapView(MapWidget):
 
     @property
     def start(self) -> tuple[int, ...] | None:
-        return self._options["start"]
+        return self._options.start
 
     @start.setter
     def start(self, value: tuple[int, ...] | None) -> None:
         """Move the window over a large tensor; a start outside the tensor is refused and the view
         keeps its window."""
-        self._draw(self._source, {**self._options, "start": None if value is None else tuple(value), "window": None})
+        self._draw(self._source, self._options.moved(start=value))
 
     @property
     def window(self) -> tuple[tuple[int, int], ...]:
@@ -187,17 +177,17 @@ class MemoryMapView(MapWidget):
 
     @window.setter
     def window(self, value: Sequence[tuple[int, int]] | None) -> None:
-        self._draw(self._source, {**self._options, "start": None, "window": value})
+        self._draw(self._source, self._options.moved(window=value))
 
     def _memory_map(self) -> MemoryMap | None:
         """The source's memory map within the view's budget (as its drawing was built); None beyond it."""
-        return resolve(self._source, self._options["limit"])[1]
+        return resolve(self._source, self._options.limit)[1]
 
     def _check_slot(self, scene: Scene, slot: int) -> None:
         """A slot of the buffer; beyond the memory-map ``limit``, where only the drawn slots are
         worked out, one of those."""
         super()._check_slot(scene, slot)
-        desc, limit = scene.desc, self._options["limit"]
+        desc, limit = scene.desc, self._options.limit
         beyond = not isinstance(self._source, MemoryMap) and max(desc.element_count, desc.slot_count) > limit
         if beyond and slot not in scene.slot_offsets:
             raise RefusedValue(
@@ -253,7 +243,7 @@ class MemoryMapView(MapWidget):
         }
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        return [build_scene(self._source, **static_options(self._options))], [self._name]
+        return [scene_for(self._source, static_options(self._options))], [self._name]
 
     def __repr__(self) -> str:
         return f"MemoryMapView({self._source!r})"
