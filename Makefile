@@ -35,6 +35,7 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(TYPECHECK)
+	$(BIN)/python scripts/check_sizes.py
 
 # make test on the oldest versions pyproject.toml allows, in a venv of its own, e.g. on the oldest
 # Python supported: make test-lowest PYTHON=python3.10. It leaves out the type check: annotations

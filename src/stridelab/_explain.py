@@ -18,16 +18,25 @@ from typing import Any
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from ._arrays import layout_of
-from ._strides import DIMENSION_LETTERS, MAX_DIMENSIONS, UINT_MAX, layout_strides
+from ._layout_names import (
+    LETTERS,
+    ambiguous_dims,
+    dim_name,
+    dim_order,
+    directml_name,
+    first_wide,
+    memory_order,
+    numpy_name,
+    packed_strides_in,
+    pytorch_name,
+    same_places,
+)
+from ._strides import MAX_DIMENSIONS, UINT_MAX
 from .desc import TensorDesc
 from .errors import LayoutError
 from .tensor import StridedTensor
 
-__all__ = ["LayoutReport", "Reach", "explain", "packed_strides_in"]
-
-#: Dimension letters by rank, as the strides page names layouts (a lone dimension is W); other
-#: ranks use index permutations.
-LETTERS = {1: "W", **DIMENSION_LETTERS}
+__all__: list[str] = []  # LayoutReport and explain are public as sl.LayoutReport and sl.explain
 
 
 @dataclass(frozen=True)
@@ -86,12 +95,12 @@ class LayoutReport:
         desc = self.desc
         name = layout if isinstance(layout, str) else str(tuple(layout))
         target = packed_strides_in(layout, desc.sizes)
-        wide = _first_wide(desc.sizes, target)
+        wide = first_wide(desc.sizes, target)
         copy = None if wide is not None else self._copy_call(layout)
         no_copy = None
         if wide is not None:
             no_copy = f"no packed {name} copy: its strides would exceed 2**32 - 1 (strides[{wide}] = {target[wide]})"
-        if _same_places(desc.sizes, desc.strides, target) and not desc.is_broadcast:
+        if same_places(desc.sizes, desc.strides, target) and not desc.is_broadcast:
             return Reach(name, True, None, None, copy, no_copy)
         permutation = _view_permutation(desc, layout)
         view_call = None if permutation is None else self._view_call(permutation)
@@ -125,9 +134,9 @@ class LayoutReport:
 
     def rows(self) -> list[tuple[str, str]]:
         """The report as (question, answer) rows, as the text and the table show it."""
-        order = " > ".join(_dim_name(self.desc.dimension_count, d) for d in self.dim_order)
+        order = " > ".join(dim_name(self.desc.dimension_count, d) for d in self.dim_order)
         ambiguous = "; ".join(
-            f"{_dim_name(self.desc.dimension_count, d)}: {why}" for d, why in self.ambiguous_dims.items()
+            f"{dim_name(self.desc.dimension_count, d)}: {why}" for d, why in self.ambiguous_dims.items()
         )
         reach = [self.to_reach(name) for name in _reach_targets(self.desc.dimension_count)]
         return [
@@ -181,10 +190,10 @@ def explain(obj: Any) -> LayoutReport:
         desc=desc,
         source=source,
         dim_order=dim_order(sizes, strides),
-        ambiguous_dims=_ambiguous(sizes, strides),
-        directml=_directml_name(desc),
-        numpy=_numpy_name(sizes, strides),
-        pytorch=_pytorch_name(sizes, strides),
+        ambiguous_dims=ambiguous_dims(sizes, strides),
+        directml=directml_name(desc),
+        numpy=numpy_name(sizes, strides),
+        pytorch=pytorch_name(sizes, strides),
         facts=_facts(desc),
     )
 
@@ -219,205 +228,6 @@ def _desc(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...], what: st
     return TensorDesc(dtype, sizes, strides)
 
 
-# -- orders and names ---------------------------------------------------------------------------
-
-
-def dim_order(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
-    """Dimensions from the outermost to the innermost in memory, as PyTorch's ``dim_order`` orders
-    them: contiguous or (4-D) channels-last contiguous tensors, but not both, take that order;
-    otherwise by stride, a tie going to the larger size, stride-0 dimensions compared with
-    nothing, and the logical order kept where nothing decides (an insertion sort from the innermost)."""
-    rank = len(sizes)
-    contiguous = _c_contiguous(sizes, strides)
-    channels_last = rank == 4 and _contiguous_in(_CHANNELS_LAST[4], sizes, strides)
-    if contiguous != channels_last:
-        return tuple(range(rank)) if contiguous else (0, 2, 3, 1)
-
-    def should_swap(a: int, b: int) -> int:
-        if strides[a] == 0 or strides[b] == 0:
-            return 0
-        if strides[a] != strides[b]:
-            return -1 if strides[a] < strides[b] else 1
-        return 1 if sizes[a] > sizes[b] else 0
-
-    perm = list(reversed(range(rank)))  # innermost first
-    for i in range(1, rank):
-        inner = i
-        for outer in reversed(range(i)):
-            comparison = should_swap(perm[outer], perm[inner])
-            if comparison > 0:
-                perm[outer], perm[inner] = perm[inner], perm[outer]
-                inner = outer
-            elif comparison < 0:
-                break
-    return tuple(reversed(perm))
-
-
-def _ambiguous(sizes: Sequence[int], strides: Sequence[int]) -> dict[int, str]:
-    why: dict[int, str] = {}
-    for i, (n, s) in enumerate(zip(sizes, strides)):
-        if n == 1:
-            why[i] = "size 1: it is never stepped along, so any place in the order fits"
-        elif s == 0:
-            why[i] = "stride 0 (broadcast): its elements share slots, it has no place in memory"
-        else:
-            same = [j for j, (m, t) in enumerate(zip(sizes, strides)) if j != i and t == s and m > 1]
-            if same:
-                others = ", ".join(_dim_name(len(sizes), j) for j in same)
-                why[i] = f"the same stride as {others}: they step over the same memory"
-    return why
-
-
-def memory_order(layout: str | Sequence[int], rank: int) -> tuple[int, ...]:
-    """The dimensions of a :func:`~stridelab.layout_strides` ``layout``, outermost first."""
-    return dim_order([2] * rank, layout_strides(layout, [2] * rank))
-
-
-def packed_strides_in(
-    layout: str | Sequence[int], sizes: Sequence[int], broadcast: Sequence[bool] | None = None
-) -> tuple[int, ...]:
-    """The strides ``layout_strides(layout, sizes, broadcast)`` gives, worked out without its
-    32-bit check: exact, and past ``2**32 - 1`` where no DirectML description holds ``sizes``
-    packed in that order (so that asking about another order never fails).
-
-    >>> packed_strides_in("DHW", (3, 70000, 70000))  # 70000 * 70000 = 4900000000
-    (4900000000, 70000, 1)
-    """
-    strides = [0] * len(sizes)
-    step = 1
-    for d in reversed(memory_order(layout, len(sizes))):
-        if not (broadcast and broadcast[d]):
-            strides[d], step = step, step * sizes[d]
-    return tuple(strides)
-
-
-def _first_wide(sizes: Sequence[int], strides: Sequence[int]) -> int | None:
-    """The first dimension stepped along (size > 1) whose stride passes 32 bits, or None."""
-    return next((i for i, (n, s) in enumerate(zip(sizes, strides)) if n > 1 and s > UINT_MAX), None)
-
-
-def _dim_name(rank: int, dim: int) -> str:
-    letters = LETTERS.get(rank)
-    return f"{dim} ({letters[dim]})" if letters else str(dim)
-
-
-def _same_places(sizes: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> bool:
-    """Equal strides wherever a dimension is stepped along (a size-1 dimension's stride is free)."""
-    return all(n == 1 or s == t for n, s, t in zip(sizes, strides, target))
-
-
-def _letters_of(order: Sequence[int], rank: int) -> str | tuple[int, ...]:
-    letters = LETTERS.get(rank)
-    return "".join(letters[d] for d in order) if letters else tuple(order)
-
-
-def _directml_name(desc: TensorDesc) -> str:
-    sizes, strides, rank = desc.sizes, desc.strides, desc.dimension_count
-    if _same_places(sizes, strides, packed_strides_in(tuple(range(rank)), sizes)):
-        name = "packed NCHW" if rank == 4 else "packed row-major"
-        return f"{name} (strides may be left out: nullptr / None)"
-    if rank == 4 and _same_places(sizes, strides, packed_strides_in("NHWC", sizes)):
-        return "packed NHWC (CalculateStrides(NHWC, ...))"
-    order = dim_order(sizes, strides)
-    layout = _letters_of(order, rank)
-    broadcast = [n > 1 and s == 0 for n, s in zip(sizes, strides)]
-    padding = _padding(sizes, strides, order, broadcast)
-    if padding is None:
-        return "strided: no layout_strides order gives these strides"
-    args = [repr(layout), str(sizes)]
-    if any(broadcast):
-        args.append(f"broadcast={tuple(broadcast)}")
-    if padding:
-        keys = {(LETTERS[rank][d] if rank in LETTERS else d): p for d, p in padding.items()}
-        args.append(f"padding={keys}")
-    return f"layout_strides({', '.join(args)})"
-
-
-def _padding(
-    sizes: Sequence[int], strides: Sequence[int], order: Sequence[int], broadcast: Sequence[bool]
-) -> dict[int, int] | None:
-    """The padding after each dimension's run that makes ``layout_strides(order, sizes, ...)`` give
-    ``strides`` (stepped dimensions only), or None where no padding does."""
-    padding: dict[int, int] = {}
-    step, previous = 1, None
-    for d in reversed(order):  # innermost first
-        if sizes[d] == 1 or broadcast[d]:
-            continue
-        if previous is not None:
-            extra, rest = divmod(strides[d], step)
-            if rest or extra < sizes[previous]:
-                return None
-            if extra > sizes[previous]:
-                padding[previous] = extra - sizes[previous]
-            step = strides[d]
-        elif strides[d] != 1:
-            return None
-        previous = d
-    return padding
-
-
-def _c_contiguous(sizes: Sequence[int], strides: Sequence[int]) -> bool:
-    return _contiguous_in(range(len(sizes) - 1, -1, -1), sizes, strides)
-
-
-def _contiguous_in(order: Sequence[int], sizes: Sequence[int], strides: Sequence[int]) -> bool:
-    """Packed with ``order`` innermost first, size-1 dimensions skipped (c10's contiguity checks)."""
-    expected = 1
-    for d in order:
-        if sizes[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= sizes[d]
-    return True
-
-
-def _numpy_name(sizes: Sequence[int], strides: Sequence[int]) -> str:
-    c = _c_contiguous(sizes, strides)
-    f = _c_contiguous(sizes[::-1], strides[::-1])
-    if c and f:
-        return "C- and F-contiguous (at most one dimension is stepped along)"
-    if c:
-        return "C-contiguous"
-    if f:
-        return "F-contiguous"
-    return "neither C- nor F-contiguous"
-
-
-_CHANNELS_LAST = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
-
-
-def _strides_like_channels_last(sizes: Sequence[int], strides: Sequence[int]) -> bool:
-    """c10's ``is_channels_last_strides_2d/3d``: the strides grow from C through W, H(, D) to N,
-    with PyTorch's tie-breaks towards NCHW for the cases its comments list (N111, N1H1, 1C1W)."""
-    order = _CHANNELS_LAST.get(len(sizes))
-    if order is None or strides[1] == 0:
-        return False
-    smallest = 0
-    for d in order:
-        if strides[d] < smallest:
-            return False
-        if d == 0 and smallest == strides[1]:
-            return False
-        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return True
-
-
-def _pytorch_name(sizes: Sequence[int], strides: Sequence[int]) -> str:
-    rank = len(sizes)
-    formats = []
-    if _c_contiguous(sizes, strides):
-        formats.append(("contiguous_format", "is_contiguous()"))
-    if rank in _CHANNELS_LAST and _contiguous_in(_CHANNELS_LAST[rank], sizes, strides):
-        name = "channels_last" if rank == 4 else "channels_last_3d"
-        formats.append((name, f"is_contiguous(memory_format=torch.{name})"))
-    suggested = "contiguous_format"
-    if _strides_like_channels_last(sizes, strides):
-        suggested = "channels_last" if rank == 4 else "channels_last_3d"
-    names = " and ".join(name for name, _ in formats) or "none of its memory formats"
-    checks = "; ".join(check for _, check in formats)
-    return f"{names} ({checks + '; ' if checks else ''}suggest_memory_format() gives torch.{suggested})"
-
-
 def _view_permutation(desc: TensorDesc, layout: str | Sequence[int]) -> tuple[int, ...] | None:
     """A permutation p such that the tensor with dimensions p (sizes[p], strides[p]) is packed in
     ``layout``: its buffer already holds ``layout``'s order, for differently ordered dimensions."""
@@ -430,7 +240,7 @@ def _view_permutation(desc: TensorDesc, layout: str | Sequence[int]) -> tuple[in
         permutation[position] = dim
     sizes = [desc.sizes[p] for p in permutation]
     strides = [desc.strides[p] for p in permutation]
-    if not _same_places(sizes, strides, packed_strides_in(layout, sizes)):
+    if not same_places(sizes, strides, packed_strides_in(layout, sizes)):
         return None
     return tuple(permutation)
 
@@ -449,7 +259,7 @@ def _facts(desc: TensorDesc) -> tuple[str, ...]:
     facts = []
     broadcast = [i for i, (n, s) in enumerate(zip(desc.sizes, desc.strides)) if n > 1 and s == 0]
     if broadcast:
-        names = ", ".join(_dim_name(desc.dimension_count, d) for d in broadcast)
+        names = ", ".join(dim_name(desc.dimension_count, d) for d in broadcast)
         facts.append(f"broadcast along {names} (stride 0): its elements share slots")
     try:
         overlapping = desc.is_overlapping

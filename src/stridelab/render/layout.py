@@ -73,23 +73,7 @@ def logical_view(
     texts.append(Text(x0, y0 + 26, _axes(desc, columns, across), "axes"))
     top = y0 + 34
     coords = win.coords()
-    if rank == 1:
-        flat = coords[:, 0] - win.starts[0]
-        rows, cols = -(-win.counts[0] // columns), min(columns, win.counts[0])
-        grid_r, grid_c = flat // columns, flat % columns
-        tile_r = tile_c = np.zeros_like(flat)
-        row_names = [str(win.starts[0] + r * columns) for r in range(rows)]
-        col_names = [f"+{c}" for c in range(cols)]
-    else:
-        rows, cols = win.counts[-2], win.counts[-1]
-        grid_r, grid_c = coords[:, -2] - win.starts[-2], coords[:, -1] - win.starts[-1]
-        tile_r = tile_c = np.zeros_like(grid_r)
-        if rank == 3:
-            tile_r = coords[:, 0] - win.starts[0]
-        elif rank >= 4:
-            tile_r, tile_c = coords[:, -4] - win.starts[-4], coords[:, -3] - win.starts[-3]
-        row_names = [str(win.starts[-2] + r) for r in range(rows)]
-        col_names = [str(win.starts[-1] + c) for c in range(cols)]
+    rows, cols, grid_r, grid_c, tile_r, tile_c, row_names, col_names = _grid(win, coords, rank, columns)
     caption_h = _TILE_CAPTION if rank >= 3 else 0
     tile_w = _ROW_HEADER + cols * cell_w + _TILE_GAP
     tile_h = caption_h + _COL_HEADER + rows * CELL_H + _TILE_GAP
@@ -116,6 +100,29 @@ def logical_view(
         "cell_index": flat_indices(coords, desc.sizes),
     }
     return cells, x0 + per_row * tile_w - _TILE_GAP, top + down * bands * tile_h - _TILE_GAP
+
+
+def _grid(win: Window, coords: np.ndarray, rank: int, columns: int) -> tuple:
+    """Each cell's row and column in its tile and its tile's row and column, the rows and columns of
+    a tile, and their index names: a 1-D window wraps at ``columns``, higher ranks tile 2-D grids."""
+    if rank == 1:
+        flat = coords[:, 0] - win.starts[0]
+        rows, cols = -(-win.counts[0] // columns), min(columns, win.counts[0])
+        grid_r, grid_c = flat // columns, flat % columns
+        tile_r = tile_c = np.zeros_like(flat)
+        row_names = [str(win.starts[0] + r * columns) for r in range(rows)]
+        col_names = [f"+{c}" for c in range(cols)]
+    else:
+        rows, cols = win.counts[-2], win.counts[-1]
+        grid_r, grid_c = coords[:, -2] - win.starts[-2], coords[:, -1] - win.starts[-1]
+        tile_r = tile_c = np.zeros_like(grid_r)
+        if rank == 3:
+            tile_r = coords[:, 0] - win.starts[0]
+        elif rank >= 4:
+            tile_r, tile_c = coords[:, -4] - win.starts[-4], coords[:, -3] - win.starts[-3]
+        row_names = [str(win.starts[-2] + r) for r in range(rows)]
+        col_names = [str(win.starts[-1] + c) for c in range(cols)]
+    return rows, cols, grid_r, grid_c, tile_r, tile_c, row_names, col_names
 
 
 def _axes(desc: TensorDesc, columns: int, across: bool) -> str:

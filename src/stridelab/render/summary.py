@@ -19,7 +19,7 @@ from itertools import permutations
 
 import numpy as np
 
-from .._explain import packed_strides_in
+from .._layout_names import packed_strides_in
 from .._strides import DIMENSION_LETTERS
 from ..desc import TensorDesc
 from ..errors import LayoutError

@@ -1,0 +1,200 @@
+"""The ``stridelab`` command line's parser: its commands, their options and the checks of their values.
+
+internal: :mod:`stridelab.cli` runs what it parses.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import NoReturn
+
+from . import __version__
+from .dxdispatch.files import MAX_MODEL_BYTES, MAX_WRITTEN_BYTES
+
+__all__: list[str] = []
+
+DEFAULT_TUTORIALS_DIR = Path("stridelab-tutorials")
+USAGE_ERROR = 2
+#: What a command runs: the parsed arguments and the options passed on (``lab``'s to JupyterLab).
+Run = Callable[[argparse.Namespace, list[str]], int]
+
+
+def _byte_count(text: str) -> int:
+    """A number of bytes: digits, optionally with a K, M or G suffix (powers of 1024)."""
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes such as 4096, 64M or 2G, not {text!r}")
+    return int(digits) * scale
+
+
+def _iterations(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Command-line mistakes as one line (and exit status 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _model_size_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-model-bytes",
+        type=_byte_count,
+        default=MAX_MODEL_BYTES,
+        metavar="N",
+        help=f"read a model file of at most N bytes (default {MAX_MODEL_BYTES // 2**20}M)",
+    )
+
+
+def build_parser(runs: Mapping[str, Run]) -> argparse.ArgumentParser:
+    """The ``stridelab`` command line; ``runs`` gives the function each command runs, by name."""
+    parser = _Parser(
+        prog="stridelab",
+        description="stridelab: DirectML tensor memory layouts, computed, drawn and tested.",
+    )
+    parser.add_argument("--version", action="version", version=f"stridelab {__version__}")
+    parser.add_argument("--debug", action="store_true", help="on an error, show the traceback")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_lab(commands, runs["lab"])
+    _add_explain(commands, runs["explain"])
+    _add_show(commands, runs["show"])
+    _add_dispatch(commands, runs["dispatch"])
+    return parser
+
+
+def _add_lab(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``lab`` command: the tutorials in JupyterLab."""
+    lab = commands.add_parser(
+        "lab",
+        help="open the tutorials in JupyterLab",
+        description=(
+            "Copy the tutorial notebooks into DIR where they are not there yet (a notebook you "
+            "edited is never overwritten) and open JupyterLab on 00-start-here.ipynb, bound to "
+            "127.0.0.1. Other options go to JupyterLab in their --name=value form, e.g. "
+            "--no-browser, --port=8899, or --ip=0.0.0.0 to serve from a container."
+        ),
+    )
+    lab.add_argument(
+        "directory",
+        metavar="DIR",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_TUTORIALS_DIR,
+        help=f"where the tutorials are copied and served (default: ./{DEFAULT_TUTORIALS_DIR})",
+    )
+    lab.set_defaults(run=run, passes_options=True)
+
+
+def _add_explain(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``explain`` command: one layout, in every tool's words."""
+    explain = commands.add_parser(
+        "explain",
+        help="explain a layout",
+        description=(
+            "Explain a layout: its memory order, what DirectML, NumPy and PyTorch call it, its padding, "
+            "broadcast and overlap, and the view or copy that reaches NCHW or NHWC."
+        ),
+    )
+    explain.add_argument(
+        "desc",
+        metavar="DESC",
+        help="the layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', or DxDispatch JSON",
+    )
+    explain.set_defaults(run=run)
+
+
+def _add_show(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``show`` command: a layout's memory map, or a model's tensors."""
+    show = commands.add_parser(
+        "show",
+        help="show a layout's memory map, or every tensor of a DxDispatch model",
+        description=(
+            "Show the memory map of a layout (logical view beside the buffer) as text, or draw it with "
+            "--svg/--png. Given a DxDispatch model (MODEL.json), show every tensor of every dispatchable, named."
+        ),
+    )
+    show.add_argument(
+        "what",
+        metavar="DESC|MODEL.json",
+        help="a layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', a JSON tensor desc, or a model file",
+    )
+    show.add_argument("--svg", type=Path, metavar="FILE", help="write the picture as SVG")
+    show.add_argument(
+        "--png", type=Path, metavar="FILE", help="write the picture as PNG (needs Pillow: the plot extra)"
+    )
+    _model_size_option(show)
+    show.set_defaults(run=run)
+
+
+def _add_dispatch(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``dispatch`` command: run a DxDispatch model (its file options in :func:`_add_model_files`)."""
+    dispatch = commands.add_parser(
+        "dispatch",
+        help="run a DxDispatch model",
+        description=(
+            "Run a DirectML DxDispatch model (resources, dispatchables, commands) with NumPy or on an NVIDIA GPU, "
+            "printing what DxDispatch prints. The whole model is checked first: a bad model runs no command. "
+            "A model is data from someone else: it reads files only from its own folder (and --input-dir), "
+            "writes data files only under the output folder, and is held to a memory and a disk budget; "
+            "--allow-any-path gives a model you trust DxDispatch's reach."
+        ),
+    )
+    dispatch.add_argument("model", metavar="MODEL.json", type=Path, help="the model file")
+    dispatch.add_argument(
+        "--backend", choices=("numpy", "cupy"), default="numpy", help="numpy (CPU, default) or cupy (NVIDIA GPU)"
+    )
+    dispatch.add_argument(
+        "-i",
+        "--dispatch-iterations",
+        "--dispatch_iterations",  # DxDispatch's spelling
+        dest="iterations",
+        type=_iterations,
+        default=1,
+        metavar="N",
+        help="run each dispatch N times and print the median time (default 1)",
+    )
+    _add_model_files(dispatch)
+    dispatch.set_defaults(run=run)
+
+
+def _add_model_files(dispatch: argparse.ArgumentParser) -> None:
+    """``dispatch``'s options for the files a model reads and writes, and their budgets."""
+    dispatch.add_argument(
+        "--input-dir", type=Path, metavar="DIR", help="one more folder the model's sourcePath files may come from"
+    )
+    dispatch.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="where writeFile writes (default: ./MODEL-output, created when a file is written)",
+    )
+    dispatch.add_argument(
+        "--allow-any-path",
+        action="store_true",
+        help="trust the model as DxDispatch does: absolute paths, '..', links, the current directory",
+    )
+    dispatch.add_argument(
+        "--list-io", action="store_true", help="list every file the model would read or write, and run nothing"
+    )
+    _model_size_option(dispatch)
+    dispatch.add_argument(
+        "--max-written-bytes",
+        type=_byte_count,
+        default=MAX_WRITTEN_BYTES,
+        metavar="N",
+        help=(
+            f"write at most N bytes of files and printed text (default {MAX_WRITTEN_BYTES // 2**20}M; "
+            "never over half the free disk)"
+        ),
+    )
