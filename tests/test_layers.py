@@ -103,3 +103,37 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     )
     assert top_level_imports(path, "stridelab.desc") == {"stridelab.ops"}
     assert layer_of("stridelab.ops._engine", layers()) == 2 and layer_of("stridelab.desc", layers()) == 1
+
+
+PUBLIC = {"stridelab", "stridelab.dxdispatch", "stridelab.exercises", "stridelab.ops", "stridelab.__main__"}
+
+
+def all_values(tree: ast.Module) -> list[ast.expr]:
+    """What the module's top-level assignments to ``__all__`` assign."""
+    values = []
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(getattr(t, "id", None) == "__all__" for t in targets) and node.value is not None:
+            values.append(node.value)
+    return values
+
+
+def test_every_module_outside_the_public_ones_is_marked_internal():
+    unmarked = []
+    for module, path in module_names().items():
+        if module in PUBLIC or any(part.startswith("_") for part in module.split(".")[1:]):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        exported = all_values(tree)
+        empty = len(exported) == 1 and isinstance(exported[0], ast.List) and not exported[0].elts
+        if not empty or "\ninternal: " not in (ast.get_docstring(tree) or ""):
+            unmarked.append(module)
+    assert not unmarked, f"give these an empty __all__ and an 'internal:' line in the docstring: {unmarked}"
+
+
+def test_the_public_modules_say_what_they_export():
+    for module in sorted(PUBLIC - {"stridelab.__main__"}):
+        exported = all_values(ast.parse(module_names()[module].read_text(encoding="utf-8")))
+        assert len(exported) == 1 and isinstance(exported[0], ast.List) and exported[0].elts, module

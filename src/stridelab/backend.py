@@ -3,6 +3,8 @@
 There is no global backend switch: the operator runs where its input lives. CuPy is never
 imported to ask the question (an object can only be a cupy array if cupy is already imported),
 so the NumPy path works, and stays fast to import, where CuPy is absent.
+
+internal: used by the array reader and the operators.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from ._validate import wrong_type
 
-__all__ = ["array_module", "is_cupy_array", "location"]
+__all__: list[str] = []
 
 
 def is_cupy_array(obj: Any) -> bool:

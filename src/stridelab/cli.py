@@ -18,6 +18,8 @@ Errors are one line on stderr and exit status 2; a model that fails while runnin
 runs out) exits with status 1, and a file it cannot write is reported in DxDispatch's words while
 the run goes on, then exits with status 1. ``--debug`` shows the traceback instead. Every line the
 command writes shows control characters as escapes.
+
+internal: the command is the interface; :func:`main` runs it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
 from ._tutorials import START, copy_tutorials
 from .errors import LayoutError
+
+__all__: list[str] = []
 
 RUN_FAILED = 1
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it

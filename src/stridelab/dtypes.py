@@ -7,6 +7,9 @@ type, so a name, a numpy dtype or a :class:`DataType` can be given wherever a da
 2
 >>> data_type(np.int8).name
 'INT8'
+
+internal: ``DATA_TYPES``, ``DataType`` and ``data_type`` are public as ``stridelab.DATA_TYPES``,
+``stridelab.DataType`` and ``stridelab.data_type``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 from ._validate import shown, wrong_type
 from .errors import LayoutError
 
-__all__ = ["DATA_TYPES", "DataType", "DataTypeLike", "data_type"]
+__all__: list[str] = []
 
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
 #: Longer text names no data type (spaces around a name are allowed): it is refused unread.

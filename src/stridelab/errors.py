@@ -1,8 +1,11 @@
-"""The one error family stridelab raises for descriptions, buffers and operator parameters."""
+"""The one error family stridelab raises for descriptions, buffers and operator parameters.
+
+internal: ``LayoutError`` is public as ``stridelab.LayoutError``.
+"""
 
 from __future__ import annotations
 
-__all__ = ["LayoutError"]
+__all__: list[str] = []
 
 
 class LayoutError(ValueError):

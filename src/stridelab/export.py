@@ -9,6 +9,8 @@ stride spelled out: NumPy counts strides in bytes, PyTorch and DirectML in eleme
 >>> from stridelab import TensorDesc
 >>> print(export(TensorDesc("FLOAT32", (2, 3), (0, 1)), "torch", name="x"))
 torch.as_strided(x, size=(2, 3), stride=(0, 1))  # element strides
+
+internal: read through ``TensorDesc.export``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ._validate import shown
 from .desc import TensorDesc
 from .errors import LayoutError
 
-__all__ = ["EXPORT_KINDS", "export"]
+__all__: list[str] = []
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # C++ keywords and alternative tokens (a superset of C's): none may name a variable.

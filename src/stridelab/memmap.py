@@ -9,6 +9,8 @@ offset/value tables of DirectML's strides page.
 Offset:|0|1|2|3|4|5|6|7
 -|-|-|-|-|-|-|-|-
 Value:|A|B|C|x|x|D|E|F
+
+internal: ``MemoryMap`` is public as ``stridelab.MemoryMap``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ._validate import at_least, int_value, shown, wrong_type
 from .desc import TensorDesc
 from .errors import LayoutError
 
-__all__ = ["DEFAULT_LIMIT", "MemoryMap", "SlotKind", "element_label"]
+__all__: list[str] = []
 
 #: The most logical elements, and the most physical slots, a memory map is built for by default.
 DEFAULT_LIMIT = ENUMERATION_LIMIT

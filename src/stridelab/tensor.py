@@ -5,6 +5,8 @@
 TensorDesc('UINT8', sizes=(3, 2), strides=(1, 3))
 >>> t.to_array().tolist()
 [[0, 3], [1, 4], [2, 5]]
+
+internal: ``StridedTensor`` is public as ``stridelab.StridedTensor``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .backend import array_module, is_cupy_array
 from .desc import TensorDesc
 from .errors import LayoutError
 
-__all__ = ["StridedTensor"]
+__all__: list[str] = []
 
 
 class StridedTensor:

@@ -6,6 +6,8 @@ memory, its cgroup's limit and ``ulimit -v``: :func:`stridelab._memory.free_byte
 each array before it is made (:class:`LoadBudget`); for a run, all it will make, before any command
 runs (:func:`check_memory`). Writing counts every ``writeFile`` (its folders too) and the text every
 ``print`` writes, against a cap the user may raise and half the free disk.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -24,15 +26,7 @@ from .output import text_bytes_per_value
 if TYPE_CHECKING:
     from .model import Model
 
-__all__ = [
-    "DISK_SHARE",
-    "MEMORY_SHARE",
-    "LoadBudget",
-    "check_memory",
-    "check_written",
-    "memory_needed",
-    "written_bytes",
-]
+__all__: list[str] = []
 
 #: The share of what the process may still allocate that a model's run may use.
 MEMORY_SHARE = 0.8

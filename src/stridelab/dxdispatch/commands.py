@@ -2,6 +2,8 @@
 
 Reading a command checks its fields and that the names it refers to exist; binding a dispatch's
 tensors to buffers and checking them is :mod:`stridelab.dxdispatch.model`'s work.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .files import output_target
 from .operators import Dispatchable
 from .resources import Resource
 
-__all__ = ["Binding", "Command", "Dispatch", "Print", "WriteFile", "read_command"]
+__all__: list[str] = []
 
 _COMMAND_TYPES = {"dispatch": "dispatch", "print": "print", "writefile": "writeFile"}
 #: The most dimensions a .npy file written by NumPy 1 may have.

@@ -18,6 +18,8 @@ an archive inside the folder it is extracted to:
 ``allow_any_path=True`` restores DxDispatch's own trust, for models the user wrote: absolute paths,
 ``..`` anywhere, links, the current directory as a fallback for inputs and as the output base. The
 regular-file and size checks stay.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -35,21 +37,7 @@ from typing import BinaryIO
 from .._validate import shown
 from ..errors import LayoutError
 
-__all__ = [
-    "MAX_MODEL_BYTES",
-    "MAX_NAME_CHARACTERS",
-    "MAX_WRITTEN_BYTES",
-    "OUTPUT_SUFFIXES",
-    "Folders",
-    "check_name",
-    "check_output_dir",
-    "check_text",
-    "default_output_dir",
-    "open_regular",
-    "output_target",
-    "read_regular",
-    "write_file",
-]
+__all__: list[str] = []
 
 #: The largest model file read by default: the largest upstream DxDispatch model is about 15 KB.
 MAX_MODEL_BYTES = 2**20

@@ -3,6 +3,8 @@
 
 The model file is data from a stranger too: a regular file of at most ``max_model_bytes`` (a FIFO
 or a device never blocks the reader), UTF-8 with or without a byte order mark.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .files import MAX_MODEL_BYTES, Folders, check_name, default_output_dir, out
 from .model import Model
 from .operators import named_tensors, read_dispatchable
 
-__all__ = ["FileUse", "list_files", "load", "read_tensors"]
+__all__: list[str] = []
 
 
 def load(

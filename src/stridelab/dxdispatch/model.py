@@ -6,6 +6,8 @@ way stridelab's operators do (sizes, data types, parameters, aliasing), all befo
 runs: a model that fails writes no file. A model is data from a stranger: what it may read and
 write, and how files are opened, is :mod:`stridelab.dxdispatch.files`'s; a run is held to one
 budget of memory and of bytes written (:mod:`stridelab.dxdispatch.budget`).
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .output import dispatch_line, print_lines, written_line
 from .resources import Resource, read_resource
 from .tensors import MINIMUM_ALIGNMENT
 
-__all__ = ["BACKENDS", "Model", "device_name"]
+__all__: list[str] = []
 
 #: The backends a model runs on: NumPy on the CPU, or CuPy on an NVIDIA GPU (opt-in).
 BACKENDS = ("numpy", "cupy")

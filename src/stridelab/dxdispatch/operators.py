@@ -6,6 +6,8 @@ tensors bound to buffers. Everything an operator checks about tensors bound to b
 types, axis range, windows, aliasing) is checked by stridelab's operator itself, before a model
 runs, by planning the call (:func:`~stridelab.ops._engine.plan`, which runs nothing) with the
 desc's field names, so that its messages speak of ``InputTensor`` and ``InputWindowOffsets``.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..ops._scale_bias import scale_bias
 from ..tensor import StridedTensor
 from .tensors import json_desc_alignment
 
-__all__ = ["BIND_POINTS", "OPERATORS", "Dispatchable", "named_tensors", "read_dispatchable"]
+__all__: list[str] = []
 
 #: The bind points of every operator here: DirectML's tensor field names.
 BIND_POINTS = ("InputTensor", "OutputTensor")

@@ -4,6 +4,8 @@
 (``%g``, six significant digits), float16 through float; INT8 and UINT8 as numbers, where DirectML's
 tool streams them as characters. A dispatch gives ``Dispatch 'name': 1 iterations, 0.0123 ms
 median (CPU)``, with ``, 0.004096 ms median (GPU)`` on the GPU.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["dispatch_line", "format_values", "median", "print_lines", "text_bytes_per_value", "written_line"]
+__all__: list[str] = []
 
 
 def format_values(values: np.ndarray) -> list[str]:

@@ -7,6 +7,8 @@ round as they grow and integer ones wrap), or a file ``{"sourcePath"}``: ``.npy`
 data type) or raw bytes, found by the rules of :mod:`stridelab.dxdispatch.files`. The buffer is
 ``sizeInBytes`` long (default: the initial data and its offset, rounded up to 4 bytes), zero past
 the initial data.
+
+internal: the public names are :mod:`stridelab.dxdispatch`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .files import Folders
 if TYPE_CHECKING:
     from .budget import LoadBudget
 
-__all__ = ["Resource", "read_resource"]
+__all__: list[str] = []
 
 _TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
 

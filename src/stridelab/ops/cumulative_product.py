@@ -1,4 +1,7 @@
-"""CUMULATIVE_PRODUCT (``DML_CUMULATIVE_PRODUCT_OPERATOR_DESC``): running products along an axis."""
+"""CUMULATIVE_PRODUCT (``DML_CUMULATIVE_PRODUCT_OPERATOR_DESC``): running products along an axis.
+
+internal: ``cumulative_product`` is public as ``stridelab.cumulative_product`` (and in :mod:`stridelab.ops`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from ._primitives import ScanOperator
 from ._scan import documented, scan_operator
 from ._types import Input, Scalar
 
-__all__ = ["OPERATOR", "PRODUCT", "SUPPORTED_DATA_TYPES", "cumulative_product"]
+__all__: list[str] = []
 
 #: The data types of the operator's DirectML tensor support table.
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")

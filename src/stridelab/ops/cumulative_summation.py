@@ -1,4 +1,7 @@
-"""CUMULATIVE_SUMMATION (``DML_CUMULATIVE_SUMMATION_OPERATOR_DESC``): running sums along an axis."""
+"""CUMULATIVE_SUMMATION (``DML_CUMULATIVE_SUMMATION_OPERATOR_DESC``): running sums along an axis.
+
+internal: ``cumulative_summation`` is public as ``stridelab.cumulative_summation`` (and in :mod:`stridelab.ops`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from ._primitives import ScanOperator
 from ._scan import documented, scan_operator
 from ._types import Input, Scalar
 
-__all__ = ["OPERATOR", "SUMMATION", "SUPPORTED_DATA_TYPES", "cumulative_summation"]
+__all__: list[str] = []
 
 #: The data types of the operator's DirectML tensor support table.
 SUPPORTED_DATA_TYPES = ("FLOAT32", "FLOAT16", "UINT32", "UINT16")

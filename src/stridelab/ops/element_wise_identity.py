@@ -2,6 +2,8 @@
 
 This is how DirectML converts NCHW to NHWC, packs a padded tensor or materialises a broadcast: the
 input and output descriptions differ only in their strides. The plan is one ``copy``.
+
+internal: ``element_wise_identity`` is public as ``stridelab.element_wise_identity`` (and in :mod:`stridelab.ops`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from ._engine import Operator, Views, call, register
 from ._operands import Names, Operand, check_output
 from ._types import Input
 
-__all__ = ["OPERATOR", "element_wise_identity"]
+__all__: list[str] = []
 
 OPERATOR_NAME = "ELEMENT_WISE_IDENTITY"
 

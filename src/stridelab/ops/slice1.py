@@ -9,6 +9,8 @@ Following the page's pseudo-code literally::
 so a negative window stride starts at the *end of the window*, not at the last element the stride
 reaches. The plan is one ``copy`` from a view of the input whose offset is ``dot(CopyStart, input
 strides)`` and whose strides are ``window_strides[i] * input strides[i]``.
+
+internal: ``slice1`` is public as ``stridelab.slice1`` (and in :mod:`stridelab.ops`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ._engine import UNCACHED, Operator, Views, call, register
 from ._operands import Names, Operand, check_output, int_parameter
 from ._types import Input, Scalar
 
-__all__ = ["OPERATOR", "SUPPORTED_DATA_TYPES", "slice1"]
+__all__: list[str] = []
 
 OPERATOR_NAME = "SLICE1"
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1

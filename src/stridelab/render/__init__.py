@@ -5,15 +5,18 @@ matplotlib for axes of your own.
 All paint the same :class:`~stridelab.render.scene.Scene`. Pillow is imported only when a PNG is
 first needed and matplotlib only when :func:`draw_memory_map` is, so rendering SVG (and importing
 stridelab) needs neither.
+
+internal: ``render_svg`` and ``draw_memory_map`` are public as ``stridelab.render_svg`` and
+``stridelab.draw_memory_map``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .svg import render_svg
+from .svg import render_svg as render_svg
 
-__all__ = ["draw_memory_map", "render_svg"]
+__all__: list[str] = []
 
 
 if TYPE_CHECKING:

@@ -3,6 +3,8 @@ the legend, as pixel positions and :class:`Text` items (origin top left, y down)
 
 :func:`~stridelab.render.scene.build_scene` decides what is drawn (the window, the slots, their
 labels and colours) and calls these to place it.
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -17,17 +19,7 @@ from .palette import CELL_H, CELL_W, TEXT_ROLES, text_width
 from .summary import DIMENSION_LETTERS
 from .window import Window, flat_indices, strip_items
 
-__all__ = [
-    "BYTE_DY",
-    "MARGIN",
-    "MAX_TILES_DOWN",
-    "OFFSET_DY",
-    "Text",
-    "buffer_strip",
-    "legend",
-    "logical_view",
-    "text_right",
-]
+__all__: list[str] = []
 
 MARGIN = 10
 _TILE_GAP = 14

@@ -3,6 +3,8 @@ of the SVG.
 
 matplotlib is imported here only, and this module only when :func:`draw_memory_map` is first
 used; nothing here calls ``plt.show()``.
+
+internal: ``draw_memory_map`` is public as ``stridelab.draw_memory_map``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from .palette import (
 )
 from .scene import Scene, scene_for
 
-__all__ = ["draw_memory_map", "draw_scene", "figure_size"]
+__all__: list[str] = []
 
 _ALIGN = {"start": "left", "middle": "center", "end": "right"}
 

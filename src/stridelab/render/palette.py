@@ -5,6 +5,8 @@ distinguishable with the common forms of colour blindness. Colour only ever repe
 already says: every cell and slot is labelled, padding is hatched and marked ``x``, alignment is
 dashed and marked ``.``, shared slots carry a ``×n`` badge. Every drawing paints its own light
 background, so it reads the same in JupyterLab's light and dark themes.
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -15,25 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = [
-    "ALIGNMENT_FILL",
-    "BACKGROUND",
-    "CELL_H",
-    "CELL_W",
-    "FILLS",
-    "FONT_FAMILY",
-    "INK",
-    "MUTED",
-    "PADDING_FILL",
-    "PADDING_HATCH",
-    "STROKE",
-    "TEXT_ROLES",
-    "TextRole",
-    "cell_width",
-    "fills_for",
-    "label_font_size",
-    "text_width",
-]
+__all__: list[str] = []
 
 #: Paul Tol's light qualitative scheme: light blue, orange, light yellow, pink, light cyan, mint,
 #: pear, olive. Black text is readable on all of them.

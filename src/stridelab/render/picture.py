@@ -5,6 +5,8 @@ in a trusted notebook and the PNG in an untrusted one (where it renders neither 
 ``<svg>`` in HTML), and ``jupyter nbconvert --to html`` inlines the SVG. The SVG is deterministic,
 so nbval compares it; the PNG is painted from the same scenes by Pillow (:mod:`.png`), which the
 ``plot`` extra brings, and left out where Pillow is not installed.
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from .scene import Scene, build_scene, stack_scenes
 from .svg import pictures_svg
 
-__all__ = ["PICTURE_BYTES", "display_bundle", "picture_bundle"]
+__all__: list[str] = []
 
 Bundle = tuple[dict[str, str], dict[str, Any]]
 

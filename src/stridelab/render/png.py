@@ -13,6 +13,8 @@ compresses to a small file (a drawing too large to store so is painted at one pi
 >>> from stridelab.render.scene import build_scene
 >>> pictures_png([build_scene(TensorDesc("UINT8", (2, 3)))], [""])[:8]
 b'\\x89PNG\\r\\n\\x1a\\n'
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from .palette import (
 )
 from .scene import STACK_CAPTION, Scene, stack_scenes
 
-__all__ = ["font_file", "pictures_png"]
+__all__: list[str] = []
 
 _ANCHORS = {"start": "ls", "middle": "ms", "end": "rs"}
 #: Dashes (on, off) of the SVG's ``stroke-dasharray``: alignment slots and gap markers.

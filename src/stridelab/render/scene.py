@@ -13,6 +13,8 @@ runs of padding between them) are drawn, and the scene's notes say so.
 >>> s = build_scene(TensorDesc("FLOAT32", (2, 3), (5, 1)))
 >>> s.slot_labels
 ('A', 'B', 'C', 'x', 'x', 'D', 'E', 'F')
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .summary import summary_lines
 from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
 from .window import window as fitted_window
 
-__all__ = ["DEFAULT_MAX_CELLS", "WRAP_WIDTH", "Scene", "Text", "build_scene", "resolve", "stack_scenes"]
+__all__: list[str] = []
 
 #: Drawings count offsets, in elements and in bytes, in int64: a window reaching further is refused.
 OFFSET_MAX = int(np.iinfo(np.int64).max)

@@ -9,6 +9,8 @@
 'NCHW'
 >>> layout_name(TensorDesc("UINT8", (65536, 65536, 4), (262144, 4, 1)))  # WDH's would pass 32 bits
 'DHW'
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import SlotKind
 
-__all__ = ["DIMENSION_LETTERS", "classification", "layout_name", "layout_names", "summary_lines"]
+__all__: list[str] = []
 
 
 @cache

@@ -9,6 +9,8 @@ offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``
 >>> svg = render_svg(TensorDesc("FLOAT32", (2, 3), (0, 1)))   # broadcast: height-stride 0
 >>> svg.count('class="cell"'), svg.count('class="slot shared"')
 (6, 3)
+
+internal: ``render_svg`` is public as ``stridelab.render_svg``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .palette import (
 )
 from .scene import STACK_CAPTION, Scene, Text, scene_for, stack_scenes
 
-__all__ = ["KIND_NAMES", "pictures_svg", "render_svg", "scene_svg", "scenes_svg", "slot_fill"]
+__all__: list[str] = []
 
 #: The SVG class (and legend word) of each :class:`~stridelab.memmap.SlotKind`.
 KIND_NAMES = {

@@ -1,6 +1,8 @@
 """The memory map as text for a terminal, from the same :class:`~stridelab.render.scene.Scene` the
 pictures paint: the summary, the logical view (2-D tiles of labels) and the buffer as the strides
 page's ``Offset:|...`` / ``Value:|...`` table, wrapped and windowed like the drawing.
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import numpy as np
 from ..memmap import tiles_text
 from .scene import Scene, build_scene
 
-__all__ = ["TEXT_MAX_CELLS", "render_text", "scene_text"]
+__all__: list[str] = []
 
 
 #: A terminal shows fewer cells than a picture.

@@ -4,6 +4,8 @@ A drawing shows at most a budget of logical cells: a window ``[start : start + c
 dimension, shrunk by halving its longest side until it fits (leading dimensions beyond four are
 fixed at one index). It shows the slots those cells use, with the padding between them where
 the budget allows, and marks the runs of slots it leaves out.
+
+internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memory_map``) and the widgets.
 """
 
 from __future__ import annotations
@@ -21,19 +23,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import MemoryMap, SlotKind
 
-__all__ = [
-    "MAX_CELLS",
-    "Window",
-    "WindowSlots",
-    "checked_max_cells",
-    "explicit_window",
-    "flat_indices",
-    "format_value",
-    "shown_slots",
-    "strip_items",
-    "window",
-    "window_slots",
-]
+__all__: list[str] = []
 
 #: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
 _SMALL_HOLE = 8

@@ -1,4 +1,7 @@
-"""compare(): two descriptions of the same logical tensor side by side, linked cell by cell."""
+"""compare(): two descriptions of the same logical tensor side by side, linked cell by cell.
+
+internal: ``compare`` is public as ``stridelab.compare``.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from ..render.window import checked_max_cells
 from ._panels import MapWidget
 from .memory_map_view import as_source, desc_of, static_options
 
-__all__ = ["Comparison", "compare"]
+__all__: list[str] = []
 
 #: The tensor compare() draws when given layouts only: N=1, C=3, H=2, W=2.
 DEFAULT_SIZES = (1, 3, 2, 2)

@@ -1,4 +1,7 @@
-"""CumulativeSummationExplorer: the running tally walked along the axis, step by step."""
+"""CumulativeSummationExplorer: the running tally walked along the axis, step by step.
+
+internal: ``CumulativeSummationExplorer`` is public as ``stridelab.CumulativeSummationExplorer``.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
 from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes
 
-__all__ = ["CumulativeSummationExplorer"]
+__all__: list[str] = []
 
 DIRECTIONS = ("increasing", "decreasing")
 _TALLY_TERMS = 8  # a tally of more terms shows the first seven, "…" and the last

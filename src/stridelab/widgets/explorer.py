@@ -1,4 +1,7 @@
-"""explore(): sizes, layout, broadcast, padding and data type as controls over a live memory map."""
+"""explore(): sizes, layout, broadcast, padding and data type as controls over a live memory map.
+
+internal: ``explore`` is public as ``stridelab.explore``.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from ..render.window import checked_max_cells
 from ._panels import StaticFallback
 from .memory_map_view import MemoryMapView
 
-__all__ = ["CUSTOM", "LayoutExplorer", "explore"]
+__all__: list[str] = []
 
 #: The layout choice under which strides are typed in.
 CUSTOM = "custom strides"

@@ -1,4 +1,7 @@
-"""MemoryMapView: one memory map, live; pointing at a cell lights its slot and vice versa."""
+"""MemoryMapView: one memory map, live; pointing at a cell lights its slot and vice versa.
+
+internal: ``MemoryMapView`` is public as ``stridelab.MemoryMapView``.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, RefusedValue
 
-__all__ = ["MemoryMapView"]
+__all__: list[str] = []
 
 #: Logical cells (and slots) a live view draws at most by default.
 VIEW_MAX_CELLS = 256

@@ -1,4 +1,7 @@
-"""SliceExplorer: DML_SLICE1's input window drawn over the input, the copy order, the output."""
+"""SliceExplorer: DML_SLICE1's input window drawn over the input, the copy order, the output.
+
+internal: ``SliceExplorer`` is public as ``stridelab.SliceExplorer``.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT
 from ._operator import OperatorExplorer, as_tensor, input_sizes
 
-__all__ = ["SliceExplorer", "checked_window", "copy_order", "max_copied_elements"]
+__all__: list[str] = []
 
 
 def max_copied_elements(window_sizes: Sequence[int], window_strides: Sequence[int]) -> list[int]:

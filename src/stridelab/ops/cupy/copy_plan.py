@@ -6,6 +6,8 @@ GPU. The pair comes as its :func:`~stridelab.ops._primitives.canonical_pair` (th
 is picked from where each view's innermost dimension lies, so that loads and stores are both
 coalesced: rows (same innermost dimension; 16-byte vectors where sizes, strides and addresses
 allow), or a shared-memory tile (innermost dimensions differ, as NCHW against NHWC).
+
+internal: used by the operators' CuPy backend.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from .geometry import (
 )
 from .tuning import COPY_ILP, COPY_STRIDE2_VECTOR, COPY_TILES
 
-__all__ = ["COPY_KERNELS", "CopyPlan", "copy_kernels", "plan_copy"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ The kernels' geometry is a flat tuple of 64-bit ints in the order of ``struct Ge
 ``common.cuh`` (:data:`GEO_FIELDS`; ``tests/test_cuda_sources.py`` checks the two against each
 other). Kernel names are template instantiations, built by :func:`kernel_name` only, and each
 template lives in the file :data:`KERNEL_FILES` names.
+
+internal: used by the operators' CuPy backend.
 """
 
 from __future__ import annotations
@@ -12,29 +14,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-__all__ = [
-    "GEO_FIELDS",
-    "GEO_LEN",
-    "GRID_CAP",
-    "KERNEL_FILES",
-    "MAX_DIMS",
-    "SHARED_DEFAULT",
-    "THREADS",
-    "VECTOR_BYTES",
-    "Dim",
-    "Launch",
-    "aligned",
-    "cdiv",
-    "geo",
-    "innermost",
-    "kernel_name",
-    "launch",
-    "pow2_at_least",
-    "template_of",
-    "vector_ok",
-    "vector_widths",
-    "vectors_fit",
-]
+__all__: list[str] = []
 
 MAX_DIMS = 8  # SL_MAX_DIMS in common.cuh
 THREADS = 256  # SL_THREADS in common.cuh

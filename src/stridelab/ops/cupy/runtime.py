@@ -23,6 +23,8 @@ FLOAT16 scans keep the running value in float32 and round each written value onc
 (nearest, ties to even), UINT32 and UINT16 wrap modulo 2**32 and 2**16. The kernels group operations
 differently from a sequential loop, so float results agree with the CPU within rounding (bound:
 ``tests/test_gpu_backend.py``); integer results are identical.
+
+internal: used by the operators' CuPy backend.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from .copy_plan import plan_copy
 from .geometry import KERNEL_FILES, Launch, template_of
 from .scan_plan import SCAN_TYPES, ScanPlan, plan_scan
 
-__all__ = ["Primitive", "precompile_kernels", "prepare_copy", "prepare_scan"]
+__all__: list[str] = []
 
 _CUDA_DIR = Path(__file__).parent
 _NVRTC_OPTIONS = ("-std=c++17",)  # no fast math: float results must round as IEEE operations do

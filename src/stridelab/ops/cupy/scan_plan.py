@@ -15,6 +15,8 @@ exclusive scan, the chunks again from those carries).
 
 The operator is a template argument only (``Scan<F32, Sum>``): every plan is the same for every
 operator.
+
+internal: used by the operators' CuPy backend.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from .tuning import (
     SCAN_STAGED_TILES,
 )
 
-__all__ = ["SCAN_TYPES", "ScanPlan", "ScanProblem", "plan_scan", "scan_kernels", "scan_traits"]
+__all__: list[str] = []
 
 
 class ScanType(NamedTuple):

@@ -5,30 +5,13 @@ figures behind every choice are in ``benchmarks/RESULTS.md`` ("Planner tuning").
 template arguments of the kernels in ``scan_*.cu`` and ``copy.cu``; every one a table can yield
 is listed by :func:`stridelab.ops.cupy.copy_plan.copy_kernels` and
 :func:`stridelab.ops.cupy.scan_plan.scan_kernels`, and compiled by the GPU tests.
+
+internal: used by the operators' CuPy backend.
 """
 
 from __future__ import annotations
 
-__all__ = [
-    "COLS_FEW_VECTOR_BYTES",
-    "COLS_PIPELINE",
-    "COLS_SPLIT",
-    "COLS_SPLIT_BELOW",
-    "COLS_STEPS",
-    "COLS_THREADS_PER_SM",
-    "COPY_ILP",
-    "COPY_STRIDE2_VECTOR",
-    "COPY_TILES",
-    "LINES_MIN_LANES",
-    "LINES_SCALAR",
-    "LINES_VECTORS",
-    "SCAN_AX_TILES",
-    "SCAN_AY_TILES",
-    "SCAN_OUTER_TILES",
-    "SCAN_STAGED_MIN_CHUNKS",
-    "SCAN_STAGED_MIN_TILES_PER_SM",
-    "SCAN_STAGED_TILES",
-]
+__all__: list[str] = []
 
 # ------------------------------------------------------------------------------------------ copies
 
