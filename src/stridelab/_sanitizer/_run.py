@@ -194,6 +194,11 @@ def check_layouts(
     """Call ``fn`` with ``inputs`` (and ``out``) in every layout of the catalogue and say where
     its answer differs from the answer for packed inputs (see :mod:`stridelab.testing`).
 
+    ``layouts``: layouts or kind names to try instead of the whole catalogue; ``rtol``/``atol``:
+    the float tolerance (default: exact for integers and for ``generated`` inputs, the small whole
+    numbers the ``stridelab check`` command makes; ``8 * eps * N * max|x|`` otherwise);
+    ``max_layouts``: the most layouts tried; ``strict``: a ValueError or TypeError fails too.
+
     >>> import numpy as np
     >>> check_layouts(lambda x: x.sum(axis=0), np.arange(6).reshape(2, 3)).ok
     True
