@@ -105,7 +105,14 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     assert layer_of("stridelab.ops._engine", layers()) == 2 and layer_of("stridelab.desc", layers()) == 1
 
 
-PUBLIC = {"stridelab", "stridelab.dxdispatch", "stridelab.exercises", "stridelab.ops", "stridelab.__main__"}
+PUBLIC = {
+    "stridelab",
+    "stridelab.dxdispatch",
+    "stridelab.exercises",
+    "stridelab.ops",
+    "stridelab.testing",
+    "stridelab.__main__",
+}
 
 
 def all_values(tree: ast.Module) -> list[ast.expr]:

@@ -27,6 +27,8 @@ _LAZY = {
     "slice1": ".ops",
     "element_wise_identity": ".ops",
     "explain": "._explain",
+    "check_layouts": "._sanitizer",
+    "LayoutCheck": "._sanitizer",
     "LayoutReport": "._explain",
     "render_svg": ".render",
     "draw_memory_map": ".render",
@@ -41,6 +43,8 @@ _LAZY = {
 if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-exported: "x as x")
     from ._explain import LayoutReport as LayoutReport
     from ._explain import explain as explain
+    from ._sanitizer import LayoutCheck as LayoutCheck
+    from ._sanitizer import check_layouts as check_layouts
     from .ops.cumulative_product import cumulative_product as cumulative_product
     from .ops.cumulative_summation import cumulative_summation as cumulative_summation
     from .ops.element_wise_identity import element_wise_identity as element_wise_identity

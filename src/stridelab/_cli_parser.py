@@ -40,6 +40,14 @@ def _iterations(text: str) -> int:
     return value
 
 
+def _shape(text: str) -> tuple[int, ...]:
+    """Sizes as comma-separated whole numbers, e.g. 2,3,4,5."""
+    parts = text.split(",")
+    if not text or not all(p.strip().isdigit() and int(p) >= 1 for p in parts) or len(parts) > 8:
+        raise argparse.ArgumentTypeError(f"expected 1 to 8 sizes of at least 1 such as 2,3,4,5, not {text!r}")
+    return tuple(int(p) for p in parts)
+
+
 class _Parser(argparse.ArgumentParser):
     """Command-line mistakes as one line (and exit status 2), like every other error."""
 
@@ -70,6 +78,7 @@ def build_parser(runs: Mapping[str, Run]) -> argparse.ArgumentParser:
     _add_explain(commands, runs["explain"])
     _add_show(commands, runs["show"])
     _add_dispatch(commands, runs["dispatch"])
+    _add_check(commands, runs["check"])
     return parser
 
 
@@ -198,3 +207,25 @@ def _add_model_files(dispatch: argparse.ArgumentParser) -> None:
             "never over half the free disk)"
         ),
     )
+
+
+def _add_check(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``check`` command: a function called with its inputs in every layout of the catalogue."""
+    check = commands.add_parser(
+        "check",
+        help="check that a function gives the same answer for every layout of its inputs",
+        description=(
+            "Import FUNCTION from MODULE (the current directory comes first on the path) and call it with inputs "
+            "of small whole numbers in every layout of stridelab's catalogue (padded, strided, negative, offset, "
+            "broadcast, ...) over poisoned buffers; print one row per layout. Exit 1 when a layout fails."
+        ),
+    )
+    check.add_argument("target", metavar="MODULE:FUNCTION", help="the function, e.g. mypackage.kernels:row_sum")
+    check.add_argument(
+        "--shape", type=_shape, action="append", required=True, metavar="SIZES", help="an input's sizes (repeat)"
+    )
+    check.add_argument("--dtype", default="float32", help="the inputs' NumPy data type (default float32)")
+    check.add_argument("--out-shape", type=_shape, metavar="SIZES", help="pass an output array of these sizes last")
+    check.add_argument("--max-layouts", type=_iterations, default=64, metavar="N", help="call at most N times")
+    check.add_argument("--strict", action="store_true", help="count a ValueError or TypeError as a failure")
+    check.set_defaults(run=run)

@@ -13,6 +13,9 @@ Subcommands:
 - ``stridelab dispatch MODEL.json [--backend numpy|cupy] [-i N] [--output-dir DIR] ...``: run a
   DxDispatch model and print what DxDispatch prints; its files are read from the model's folder and
   written under ``./<model>-output`` (``--list-io`` lists them and runs nothing).
+- ``stridelab check MODULE:FUNCTION --shape 2,3,4,5 [--dtype float32] [--out-shape ...]``: call the
+  function with inputs of small whole numbers in every layout of stridelab's catalogue and print one
+  row per layout; exit status 1 when a layout fails.
 
 Errors are one line on stderr and exit status 2; a model that fails while running (memory or disk
 runs out) exits with status 1, and a file it cannot write is reported in DxDispatch's words while
@@ -30,6 +33,7 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
@@ -201,6 +205,46 @@ def _dispatch(args: argparse.Namespace, options: list[str]) -> int:
     return RUN_FAILED if failures else 0
 
 
+def _check(args: argparse.Namespace, options: list[str]) -> int:
+    import importlib
+
+    import numpy as np
+
+    from ._sanitizer import check_layouts
+
+    module_name, _, function_name = args.target.partition(":")
+    if not module_name or not function_name.isidentifier():
+        raise CommandError(f"expected MODULE:FUNCTION such as mypackage.kernels:row_sum, not {args.target!r}")
+    try:
+        dtype = np.dtype(args.dtype)
+    except TypeError as error:
+        raise CommandError(f"--dtype {args.dtype!r} is no NumPy data type") from error
+    if dtype.kind not in "biuf":
+        raise CommandError(f"--dtype {args.dtype!r} is no number type (bool, int, uint or float)")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        fn = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as error:
+        raise CommandError(f"cannot import {args.target}: {error}") from error
+    inputs = [_small_numbers(shape, dtype) for shape in args.shape]
+    out = np.zeros(args.out_shape, dtype) if args.out_shape else None
+    check = check_layouts(fn, *inputs, out=out, max_layouts=args.max_layouts, strict=args.strict, generated=True)
+    for line in str(check).splitlines():
+        print(printable(line))
+    return 0 if check.ok else RUN_FAILED
+
+
+def _small_numbers(shape: tuple[int, ...], dtype: Any) -> Any:
+    """Whole numbers from 0 to 6 (from -3 to 3 where signed), exact in every data type."""
+    import numpy as np
+
+    values = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7
+    if dtype.kind == "b":
+        return (values % 2).astype(dtype)
+    return (values - 3 if dtype.kind in "if" else values).astype(dtype)
+
+
 def _run_failure(error: BaseException) -> str:
     if isinstance(error, MemoryError):
         return "out of memory (a process limit such as ulimit -v, or the machine's memory)"
@@ -210,7 +254,7 @@ def _run_failure(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``stridelab`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
-    parser = build_parser({"lab": _lab, "explain": _explain, "show": _show, "dispatch": _dispatch})
+    parser = build_parser({"lab": _lab, "explain": _explain, "show": _show, "dispatch": _dispatch, "check": _check})
     args, unknown = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

@@ -1,0 +1,145 @@
+"""Arrays in a probe layout over a poisoned buffer, and results brought back to the host.
+
+Every slot of a buffer that holds no logical element (padding, gaps, the margins before the
+offset and after the end) holds poison; an output buffer starts with every slot at a sentinel.
+
+internal: :mod:`stridelab._sanitizer._run` uses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._arrays import build_array, is_torch, read_array
+from .._validate import shown
+from ..backend import is_cupy_array
+from ._catalogue import ProbeLayout
+
+__all__: list[str] = []
+
+MARGIN_MIN = 64
+
+
+def fills(dtype: np.dtype) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    """Two poisons and two sentinels for ``dtype``, all four different."""
+    if dtype.kind == "f":
+        return (9000.0, np.nan), (-8000.0, np.nan)
+    if dtype.kind == "c":
+        return (9000.0, complex(np.nan, 1)), (-8000.0, complex(1, np.nan))
+    if dtype.kind == "b":
+        return (True, False), (True, False)
+    info = np.iinfo(dtype)
+    return (int(info.max) - 1, int(info.min) + 2), (int(info.max) - 2, int(info.min) + 3)
+
+
+def margin(sizes: tuple[int, ...]) -> int:
+    """The poisoned slots on each side of a layout: several times the packed span."""
+    return max(MARGIN_MIN, 8 * int(np.prod(sizes, dtype=np.int64)))
+
+
+def element_slots(layout: ProbeLayout, start: int) -> np.ndarray:
+    """The buffer slot of every logical element, in row-major order, coordinate 0 at ``start``."""
+    slots = np.full(layout.sizes, start, dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(layout.sizes, layout.strides)):
+        shape = [1] * len(layout.sizes)
+        shape[axis] = n
+        slots = slots + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return slots.reshape(-1)
+
+
+@dataclass
+class Placed:
+    """An array in a probe layout: ``array`` (what the function gets), ``buffer`` (every slot of
+    its memory, 1-D) and ``slots`` (each logical element's slot of ``buffer``, row-major)."""
+
+    array: Any
+    buffer: Any
+    slots: np.ndarray
+
+    def padding_mask(self) -> np.ndarray:
+        mask = np.ones(self.buffer.shape[0], dtype=bool)
+        mask[self.slots] = False
+        return mask
+
+
+def place(layout: ProbeLayout, values: np.ndarray, like: Any, fill: Any) -> Placed:
+    """``values`` (host, of ``layout.sizes``) in ``layout`` over a buffer of ``like``'s kind whose
+    other slots hold ``fill``; margins of :func:`margin` slots before and after."""
+    edge = margin(layout.sizes)
+    low = -sum((n - 1) * s for n, s in zip(layout.sizes, layout.strides) if s < 0)
+    front = edge + layout.offset - low
+    # two dimensions of size 2 reach the margins, so that the array's buffer is every slot
+    full = build_array(
+        (*layout.sizes, 2, 2),
+        (*layout.strides, edge, -front),
+        dtype=_dtype_for(like, values.dtype),
+        like=_module_for(like),
+        offset=edge + layout.offset,
+        fill=fill,
+    )
+    read = read_array(full)
+    slots = element_slots(layout, read.offset + 0)
+    buffer = read.buffer
+    buffer[_index(buffer, slots)] = _to_device(buffer, values.reshape(-1))
+    return Placed(full[(..., 0, 0)], buffer, slots)
+
+
+def packed_copy(values: np.ndarray, like: Any) -> Any:
+    """``values`` in a fresh packed array of ``like``'s kind, over a buffer of exactly its elements."""
+    strides = tuple(s // max(values.itemsize, 1) for s in np.ascontiguousarray(values).strides)
+    array = build_array(values.shape, strides, dtype=_dtype_for(like, values.dtype), like=_module_for(like))
+    array[...] = _to_device(array, values)
+    return array
+
+
+def _module_for(like: Any) -> Any:
+    if is_torch(like):
+        return like
+    if is_cupy_array(like):
+        import cupy
+
+        return cupy
+    return np
+
+
+def _dtype_for(like: Any, dtype: np.dtype) -> Any:
+    return like.dtype if is_torch(like) else dtype
+
+
+def _index(buffer: Any, slots: np.ndarray) -> Any:
+    return _to_device(buffer, slots) if is_cupy_array(buffer) else slots
+
+
+def _to_device(target: Any, values: np.ndarray) -> Any:
+    if is_cupy_array(target):
+        import cupy
+
+        return cupy.asarray(values)
+    return values
+
+
+def to_host(value: Any) -> np.ndarray:
+    """An array (NumPy, CuPy, torch) or scalar as a NumPy array of its own."""
+    if is_cupy_array(value):
+        return np.asarray(value.get())
+    if is_torch(value):
+        return np.asarray(value.detach().cpu().numpy()).copy()
+    return np.array(value, copy=True)
+
+
+def snapshot(buffer: Any) -> np.ndarray:
+    """The bits of every slot of ``buffer`` (so NaN equals NaN)."""
+    host = to_host(buffer)
+    return host.view(np.uint8).reshape(host.shape[0], -1).copy()
+
+
+def host_values(value: Any) -> np.ndarray:
+    """``value`` as host NumPy, or TypeError naming what it is."""
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)) or is_cupy_array(value):
+        return to_host(value)
+    if is_torch(value):
+        return to_host(value)
+    raise TypeError(f"the function returned {shown(value)}, which is no array, tuple or list of arrays, or None")

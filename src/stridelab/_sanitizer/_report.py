@@ -1,0 +1,140 @@
+"""What :func:`stridelab.check_layouts` found: a :class:`LayoutCheck`, one row per layout tried.
+
+internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from ._catalogue import ProbeLayout
+
+__all__: list[str] = []
+
+#: What can go wrong with one layout, in the order a report lists them.
+VERDICTS = (
+    "wrong",
+    "unwritten",
+    "reads-padding",
+    "writes-padding",
+    "writes-input",
+    "different-result",
+    "raised",
+    "nondeterministic",
+)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One call's layouts: ``arguments`` pairs each argument's name with its layout."""
+
+    arguments: tuple[tuple[str, ProbeLayout], ...]
+
+    def varied(self) -> tuple[tuple[str, ProbeLayout], ...]:
+        """The arguments not in the packed layout (all of them where every one is packed)."""
+        varied = tuple((name, layout) for name, layout in self.arguments if layout.kind != "packed")
+        return varied or self.arguments[:1]
+
+    def notation(self) -> str:
+        return ", ".join(f"{name} {layout}" for name, layout in self.varied())
+
+    def words(self) -> str:
+        return ", ".join(f"{name} {layout.words}" for name, layout in self.varied())
+
+
+@dataclass(frozen=True)
+class LayoutFailure:
+    """A layout (or several, one per argument) a function got wrong: the ``kinds`` of
+    :data:`VERDICTS` seen, the elements each concerns (``counts``), the ``first`` coordinates of
+    a wrong or unwritten element, and the ``exception`` raised, if any."""
+
+    trial: Trial
+    kinds: tuple[str, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    first: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    exception: str | None = None
+
+    @property
+    def layouts(self) -> tuple[tuple[str, ProbeLayout], ...]:
+        return self.trial.arguments
+
+    def summary(self) -> str:
+        """One line: the layouts and what went wrong."""
+        parts = []
+        for kind in self.kinds:
+            part = kind
+            if kind in self.counts:
+                part += f" ({self.counts[kind]} elements"
+                part += f", first at {list(self.first[kind])})" if kind in self.first else ")"
+            parts.append(part)
+        if self.exception:
+            parts.append(self.exception)
+        return f"{self.trial.notation()}: {'; '.join(parts)}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One layout tried and its verdict in words."""
+
+    trial: Trial
+    verdict: str
+
+
+@dataclass
+class LayoutCheck:
+    """The answer of :func:`stridelab.check_layouts`: ``ok`` where no layout failed;
+    ``failures``, ``skipped`` (layouts not tried, with the reason) and one row per layout tried.
+
+    >>> LayoutCheck(name="f").ok
+    True
+    """
+
+    name: str
+    rows: list[Row] = field(default_factory=list)
+    failures: list[LayoutFailure] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def assert_ok(self) -> None:
+        """AssertionError naming the first failing layouts and what went wrong there, if any failed."""
+        if self.failures:
+            shown = "\n".join(f"  {failure.summary()}" for failure in self.failures[:5])
+            more = f"\n  ... and {len(self.failures) - 5} more" if len(self.failures) > 5 else ""
+            raise AssertionError(
+                f"{self.name} gives wrong answers for {len(self.failures)} of {len(self.rows)} layouts:\n{shown}{more}"
+            )
+
+    def table(self) -> list[tuple[str, str, str]]:
+        """The rows as (layouts in notation, layouts in words, verdict)."""
+        return [(row.trial.notation(), row.trial.words(), row.verdict) for row in self.rows]
+
+    def __str__(self) -> str:
+        rows = [("layout", "what it is", "verdict"), *self.table()]
+        widths = [max(len(row[i]) for row in rows) for i in range(2)]
+        lines = [f"check_layouts({self.name}): {self._headline()}"]
+        lines += [f"{a.ljust(widths[0])}  {b.ljust(widths[1])}  {c}" for a, b, c in rows]
+        lines += [f"skipped {what}: {why}" for what, why in self.skipped]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _headline(self) -> str:
+        if self.ok:
+            return f"ok, {len(self.rows)} layouts tried"
+        return f"{len(self.failures)} of {len(self.rows)} layouts fail"
+
+    def _repr_html_(self) -> str:
+        cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in self.table())
+        head = "<tr><th>layout</th><th>what it is</th><th>verdict</th></tr>"
+        caption = escape(f"check_layouts({self.name}): {self._headline()}")
+        return f"<table><caption>{caption}</caption>{head}{cells}</table>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Text and a plain HTML table (no pictures of the layouts yet)."""
+        return {"text/plain": str(self), "text/html": self._repr_html_()}

@@ -1,0 +1,243 @@
+"""``sl.check_layouts``: call a function with its inputs (and output) in every layout of the
+catalogue, over poisoned buffers, and compare each answer with the answer for packed inputs.
+
+internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._arrays import read_array, unbuildable
+from .._validate import shown
+from ..errors import LayoutError
+from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
+from ._catalogue import ProbeLayout, catalogue, packed_strides
+from ._compare import Outcome, Result, Tolerance, judge
+from ._report import LayoutCheck, LayoutFailure, Row, Trial
+
+__all__: list[str] = []
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An argument of the function: its ``name``, host ``values``, the object whose kind of array
+    is built (``like``) and the layouts tried for it."""
+
+    name: str
+    values: np.ndarray
+    like: Any
+    layouts: tuple[ProbeLayout, ...]
+
+    @property
+    def packed(self) -> ProbeLayout:
+        return ProbeLayout(self.values.shape, packed_strides(self.values.shape), 0, "packed", "packed (row-major)")
+
+    def values_for(self, layout: ProbeLayout) -> np.ndarray:
+        """The logical values ``layout`` holds: a broadcast dimension repeats its index 0."""
+        values = self.values
+        for axis in layout.broadcast_axes:
+            values = np.broadcast_to(np.take(values, [0], axis=axis), values.shape)
+        return np.ascontiguousarray(values)
+
+
+def _layouts(shape: tuple[int, ...], layouts: Sequence[Any] | None, output: bool) -> tuple[ProbeLayout, ...]:
+    if layouts is None:
+        found = catalogue(shape)
+    else:
+        kinds = [k for k in layouts if isinstance(k, str)]
+        given = [k for k in layouts if isinstance(k, ProbeLayout)]
+        if len(kinds) + len(given) != len(layouts):
+            bad = next(k for k in layouts if not isinstance(k, (str, ProbeLayout)))
+            raise TypeError(f"layouts must hold layout kinds (str) or ProbeLayout, not {shown(bad)}")
+        found = catalogue(shape, kinds) + [g for g in given if g.sizes == shape]
+    return tuple(layout for layout in found if not (output and layout.broadcast_axes))
+
+
+def _argument(name: str, obj: Any, layouts: Sequence[Any] | None, output: bool) -> Argument:
+    read = read_array(obj, name)
+    values = to_host(read.array)
+    return Argument(name, values.reshape(read.layout.sizes), obj, _layouts(values.shape, layouts, output))
+
+
+def _trials(arguments: list[Argument], max_layouts: int, seed: int) -> tuple[list[Trial], list[tuple[str, str]]]:
+    """Each argument varied alone (the output last), then seeded joint draws, ``max_layouts`` at most."""
+    packed = tuple((a.name, a.packed) for a in arguments)
+    wanted: list[Trial] = []
+    for i, argument in enumerate(arguments):
+        for layout in argument.layouts:
+            trial = Trial((*packed[:i], (argument.name, layout), *packed[i + 1 :]))
+            if trial not in wanted:
+                wanted.append(trial)
+    skipped = [(t.notation(), f"max_layouts = {max_layouts} reached") for t in wanted[max_layouts:]]
+    trials = wanted[:max_layouts]
+    rng = np.random.default_rng(seed)
+    for _ in range(4 * max(0, max_layouts - len(trials))):
+        if len(trials) >= max_layouts or len(arguments) < 2:
+            break
+        draw = Trial(tuple((a.name, a.layouts[rng.integers(len(a.layouts))]) for a in arguments if a.layouts))
+        if len(draw.arguments) == len(arguments) and draw not in trials:
+            trials.append(draw)
+    return trials, skipped
+
+
+def _call(fn: Callable[..., Any], args: list[Any], out: Any) -> tuple[Any, BaseException | None]:
+    try:
+        return fn(*args, *([] if out is None else [out])), None
+    except Exception as error:  # whatever the function raises is part of the verdict
+        return None, error
+
+
+@dataclass
+class _Run:
+    """One call of the function in one trial, with one poison and one sentinel."""
+
+    fn: Callable[..., Any]
+    trial: Trial
+    arguments: list[Argument]
+    has_out: bool
+
+    def go(self, which: int) -> Result:
+        placed: list[Placed] = []
+        for argument, (_, layout) in zip(self.arguments, self.trial.arguments):
+            poison, sentinel = (fill[which] for fill in fills(argument.values.dtype))
+            if self.has_out and argument is self.arguments[-1]:
+                values = np.full(argument.values.shape, sentinel, argument.values.dtype)
+                placed.append(place(layout, values, argument.like, sentinel))
+            else:
+                placed.append(place(layout, argument.values_for(layout), argument.like, poison))
+        before = [snapshot(p.buffer) for p in placed]
+        inputs = placed[:-1] if self.has_out else placed
+        value, error = _call(self.fn, [p.array for p in inputs], placed[-1].array if self.has_out else None)
+        after = [snapshot(p.buffer) for p in placed]
+        changed_input = any(not np.array_equal(b, a) for b, a in zip(before[: len(inputs)], after))
+        if self.has_out:
+            out = placed[-1]
+            moved = np.any(before[-1] != after[-1], axis=1) & out.padding_mask()
+            return Result(value, error, changed_input, int(moved.sum()), out)
+        return Result(value, error, changed_input, 0, None)
+
+
+class _Checker:
+    """The state of one check: the arguments, the references by broadcast pattern, the verdicts."""
+
+    def __init__(self, fn: Callable[..., Any], arguments: list[Argument], has_out: bool, tolerance: Tolerance):
+        self.fn, self.arguments, self.has_out, self.tolerance = fn, arguments, has_out, tolerance
+        self.references: dict[tuple, Any] = {}
+
+    def reference(self, trial: Trial) -> tuple[Any, str | None]:
+        """The packed answer for ``trial``'s logical values, run twice; or why there is none."""
+        key = tuple(layout.broadcast_axes for _, layout in trial.arguments)
+        if key not in self.references:
+            runs = [self._packed_run(trial, which) for which in (0, 1)]
+            self.references[key] = runs
+        runs = self.references[key]
+        if runs[0][1] is not None:
+            return None, f"the packed call raised {type(runs[0][1]).__name__}: {runs[0][1]}"
+        if not _same(runs[0][0], runs[1][0]):
+            return None, "nondeterministic"
+        return runs[0][0], None
+
+    def _packed_run(self, trial: Trial, which: int) -> tuple[Any, BaseException | None]:
+        args = []
+        for argument, (_, layout) in zip(self.arguments, trial.arguments):
+            values = argument.values_for(layout)
+            if self.has_out and argument is self.arguments[-1]:
+                values = np.full(values.shape, fills(values.dtype)[1][which], values.dtype)
+            args.append(packed_copy(values, argument.like))
+        value, error = _call(self.fn, args[:-1] if self.has_out else args, args[-1] if self.has_out else None)
+        if error is None and self.has_out:
+            value = to_host(args[-1])
+        return (None if error else _normal(value)), error
+
+    def verdict(self, trial: Trial, strict: bool) -> Outcome:
+        reference, problem = self.reference(trial)
+        if problem == "nondeterministic":
+            return Outcome(("nondeterministic",), {}, {}, "two packed calls gave different answers")
+        if problem is not None:
+            return Outcome((), {}, {}, problem, skipped=True)
+        run = _Run(self.fn, trial, self.arguments, self.has_out)
+        return judge(reference, run.go(0), run.go(1), self.tolerance, strict, _normal)
+
+
+def _normal(value: Any) -> tuple[str, list[np.ndarray]] | None:
+    """A result as its kind and host arrays: None, an array or scalar, a tuple or list of them."""
+    if value is None:
+        return ("None", [])
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, [host_values(v) for v in value])
+    return ("array", [host_values(value)])
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None or a[0] != b[0] or len(a[1]) != len(b[1]):
+        return a == b if a is None or b is None else False
+    return all(x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc") for x, y in zip(a[1], b[1]))
+
+
+def check_layouts(
+    fn: Callable[..., Any],
+    *inputs: Any,
+    out: Any = None,
+    layouts: Sequence[Any] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    max_layouts: int = 64,
+    seed: int = 0,
+    strict: bool = False,
+    generated: bool = False,
+) -> LayoutCheck:
+    """Call ``fn`` with ``inputs`` (and ``out``) in every layout of the catalogue and say where
+    its answer differs from the answer for packed inputs (see :mod:`stridelab.testing`).
+
+    ``layouts``: layouts or kind names to try instead of the whole catalogue; ``rtol``/``atol``:
+    the float tolerance (default: exact for integers and for ``generated`` inputs, the small whole
+    numbers the ``stridelab check`` command makes; ``8 * eps * N * max|x|`` otherwise);
+    ``max_layouts``: the most layouts tried; ``strict``: a ValueError or TypeError fails too.
+
+    >>> import numpy as np
+    >>> check_layouts(lambda x: x.sum(axis=0), np.arange(6).reshape(2, 3)).ok
+    True
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, not {shown(fn)}")
+    _check_options(max_layouts, seed, rtol, atol)
+    arguments = [_argument(f"input {i}", x, layouts, False) for i, x in enumerate(inputs)]
+    if out is not None:
+        arguments.append(_argument("out", out, layouts, True))
+    if not arguments:
+        raise TypeError("check_layouts needs at least one input array")
+    tolerance = Tolerance.for_inputs([a.values for a in arguments[: len(inputs)]], rtol, atol, generated)
+    checker = _Checker(fn, arguments, out is not None, tolerance)
+    trials, skipped = _trials(arguments, max_layouts, seed)
+    report = LayoutCheck(getattr(fn, "__qualname__", None) or repr(fn), skipped=skipped)
+    for trial in trials:
+        why = next((unbuildable(a.like, layout.strides) for a, (_, layout) in zip(arguments, trial.arguments)), None)
+        if why is not None:
+            report.skipped.append((trial.notation(), why))
+            continue
+        outcome = checker.verdict(trial, strict)
+        if outcome.skipped:
+            report.skipped.append((trial.notation(), outcome.detail or ""))
+            continue
+        report.rows.append(Row(trial, outcome.words()))
+        if outcome.kinds:
+            report.failures.append(LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail))
+    return report
+
+
+def _check_options(max_layouts: Any, seed: Any, rtol: Any, atol: Any) -> None:
+    for name, value in (("max_layouts", max_layouts), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, not {shown(value)}")
+    if max_layouts < 1:
+        raise LayoutError(f"max_layouts = {max_layouts} must be at least 1")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TypeError(f"{name} must be a number or None, not {shown(value)}")
+        if value is not None and not value >= 0:
+            raise LayoutError(f"{name} = {shown(value)} must be at least 0")
