@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._buffers import Placed, fills, to_host
-from ._report import VERDICTS
+from ._report import VERDICTS, elements
 
 __all__: list[str] = []
 
@@ -85,7 +85,7 @@ class Outcome:
             return self.detail
         if not self.kinds:
             return "ok" + (f" ({self.detail})" if self.detail else "")
-        parts = [f"{k} ({self.counts[k]} elements)" if k in self.counts else k for k in self.kinds]
+        parts = [f"{k} ({elements(self.counts[k])})" if k in self.counts else k for k in self.kinds]
         return ", ".join(parts) + (f": {self.detail}" if self.detail else "")
 
 
@@ -116,7 +116,11 @@ def _compare(reference: Normal, a: Normal, b: Normal, tolerance: Tolerance, out:
     kinds = tuple(k for k in VERDICTS if k in found)
     counts = {k: int(found[k].sum()) for k in kinds}
     first = {k: tuple(int(i) for i in np.unravel_index(int(np.argmax(found[k])), found[k].shape)) for k in kinds}
-    detail = f"reordering, within atol = {tolerance.atol:.3g}" if inexact and tolerance.reordering else None
+    detail = (
+        f"compared within the float reordering bound, atol = {tolerance.atol:.3g}"
+        if inexact and tolerance.reordering
+        else None
+    )
     return Outcome(kinds, counts, first, detail)
 
 

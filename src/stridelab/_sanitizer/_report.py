@@ -26,6 +26,11 @@ VERDICTS = (
 )
 
 
+def elements(count: int) -> str:
+    """``1 element``, ``3 elements``."""
+    return f"{count} element{'s' * (count != 1)}"
+
+
 @dataclass(frozen=True)
 class Trial:
     """One call's layouts: ``arguments`` pairs each argument's name with its layout."""
@@ -66,7 +71,7 @@ class LayoutFailure:
         for kind in self.kinds:
             part = kind
             if kind in self.counts:
-                part += f" ({self.counts[kind]} elements"
+                part += f" ({elements(self.counts[kind])}"
                 part += f", first at {list(self.first[kind])})" if kind in self.first else ")"
             parts.append(part)
         if self.exception:
