@@ -166,8 +166,7 @@ def _dlpack_device(obj: Any) -> int | None:
 def as_array(obj: Any, field: str = "x", expected: str = _ANY_ARRAY) -> Any:
     """``obj`` as a NumPy or CuPy array over its own memory (CUDA memory through CuPy, imported
     only then); TypeError for anything no array interface or DLPack describes, saying ``field``
-    must be ``expected``."""
-    refuse_masked(field, obj)
+    must be ``expected``. A masked array comes back as it is, for :func:`layout_of` to refuse."""
     if isinstance(obj, np.ndarray) or is_cupy_array(obj):
         return obj
     device = _dlpack_device(obj)

@@ -83,8 +83,7 @@ def read_input(x: Any, field: str = "x") -> Operand:
         return Operand(desc.dtype, desc.sizes, desc.strides, x.buffer, 0, x, _tensor_buffer, 0, device_of(x.buffer))
     if not isinstance(x, np.ndarray) and not is_cupy_array(x):
         raise wrong_type(field, "a StridedTensor or a numpy or cupy array", x)
-    refuse_masked(field, x)
-    return _read_array(x, field)
+    return _read_array(x, field)  # the reader refuses a masked array, naming field
 
 
 def _tensor_buffer(x: StridedTensor) -> Any:
