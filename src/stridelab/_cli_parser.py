@@ -228,4 +228,7 @@ def _add_check(commands: argparse._SubParsersAction, run: Run) -> None:
     check.add_argument("--out-shape", type=_shape, metavar="SIZES", help="pass an output array of these sizes last")
     check.add_argument("--max-layouts", type=_iterations, default=64, metavar="N", help="call at most N times")
     check.add_argument("--strict", action="store_true", help="count a ValueError or TypeError as a failure")
+    check.add_argument(
+        "--isolate", action="store_true", help="call the function in a worker process, so a crash fails one layout"
+    )
     check.set_defaults(run=run)

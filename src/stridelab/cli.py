@@ -33,7 +33,6 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
@@ -210,7 +209,7 @@ def _check(args: argparse.Namespace, options: list[str]) -> int:
 
     import numpy as np
 
-    from ._sanitizer import check_layouts
+    from ._sanitizer import check_layouts, generated
 
     module_name, _, function_name = args.target.partition(":")
     if not module_name or not function_name.isidentifier():
@@ -227,22 +226,12 @@ def _check(args: argparse.Namespace, options: list[str]) -> int:
         fn = getattr(importlib.import_module(module_name), function_name)
     except (ImportError, AttributeError) as error:
         raise CommandError(f"cannot import {args.target}: {error}") from error
-    inputs = [_small_numbers(shape, dtype) for shape in args.shape]
-    out = np.zeros(args.out_shape, dtype) if args.out_shape else None
-    check = check_layouts(fn, *inputs, out=out, max_layouts=args.max_layouts, strict=args.strict, generated=True)
+    inputs = [generated(shape, dtype) for shape in args.shape]
+    out = generated(args.out_shape, dtype) if args.out_shape else None
+    check = check_layouts(fn, *inputs, out=out, max_layouts=args.max_layouts, strict=args.strict, isolate=args.isolate)
     for line in str(check).splitlines():
         print(printable(line))
     return 0 if check.ok else RUN_FAILED
-
-
-def _small_numbers(shape: tuple[int, ...], dtype: Any) -> Any:
-    """Whole numbers from 0 to 6 (from -3 to 3 where signed), exact in every data type."""
-    import numpy as np
-
-    values = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7
-    if dtype.kind == "b":
-        return (values % 2).astype(dtype)
-    return (values - 3 if dtype.kind in "if" else values).astype(dtype)
 
 
 def _run_failure(error: BaseException) -> str:

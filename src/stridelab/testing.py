@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ._sanitizer import KINDS, VERDICTS, LayoutCheck, LayoutFailure, ProbeLayout, catalogue, check_layouts
+from ._sanitizer import KINDS, VERDICTS, LayoutCheck, LayoutFailure, ProbeLayout, catalogue, check_layouts, generated
 
 __all__ = [
     "KINDS",
@@ -29,6 +29,7 @@ __all__ = [
     "ProbeLayout",
     "assert_layouts_ok",
     "check_layouts",
+    "generated",
     "layouts_for",
 ]
 

@@ -4,7 +4,17 @@ internal: :mod:`stridelab.testing` and :mod:`stridelab` export what users need o
 """
 
 from ._catalogue import KINDS, ProbeLayout, catalogue
+from ._generated import generated
 from ._report import VERDICTS, LayoutCheck, LayoutFailure
 from ._run import check_layouts
 
-__all__ = ["KINDS", "VERDICTS", "LayoutCheck", "LayoutFailure", "ProbeLayout", "catalogue", "check_layouts"]
+__all__ = [
+    "KINDS",
+    "VERDICTS",
+    "LayoutCheck",
+    "LayoutFailure",
+    "ProbeLayout",
+    "catalogue",
+    "check_layouts",
+    "generated",
+]

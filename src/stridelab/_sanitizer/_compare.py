@@ -29,13 +29,12 @@ class Tolerance:
     reordering: bool = False
 
     @classmethod
-    def for_inputs(
-        cls, values: Sequence[np.ndarray], rtol: float | None, atol: float | None, generated: bool
-    ) -> Tolerance:
+    def for_inputs(cls, values: Sequence[np.ndarray], rtol: float | None, atol: float | None) -> Tolerance:
+        """The tolerance for the float ``values`` the user gave (exact where there are none)."""
         if rtol is not None or atol is not None:
             return cls(float(rtol or 0.0), float(atol or 0.0))
         floats = [v for v in values if v.dtype.kind in "fc" and v.size]
-        if generated or not floats:
+        if not floats:
             return cls()
         eps = max(float(np.finfo(v.dtype).eps) for v in floats)
         count = max(v.size for v in values)

@@ -90,7 +90,9 @@ class Row:
 @dataclass
 class LayoutCheck:
     """The answer of :func:`stridelab.check_layouts`: ``ok`` where no layout failed;
-    ``failures``, ``skipped`` (layouts not tried, with the reason) and one row per layout tried.
+    ``failures``, ``skipped`` (layouts not tried, with the reason) and one row per layout tried;
+    ``smallest``, the first failure shrunk to the smallest shape that still fails it (for inputs
+    stridelab made; else None, and ``not_shrunk`` says why).
 
     >>> LayoutCheck(name="f").ok
     True
@@ -100,6 +102,8 @@ class LayoutCheck:
     rows: list[Row] = field(default_factory=list)
     failures: list[LayoutFailure] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    smallest: LayoutFailure | None = None
+    not_shrunk: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -124,6 +128,8 @@ class LayoutCheck:
         lines = [f"check_layouts({self.name}): {self._headline()}"]
         lines += [f"{a.ljust(widths[0])}  {b.ljust(widths[1])}  {c}" for a, b, c in rows]
         lines += [f"skipped {what}: {why}" for what, why in self.skipped]
+        if self.smallest is not None:
+            lines.append(f"smallest failing case: {self.smallest.summary()}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

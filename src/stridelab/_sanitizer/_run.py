@@ -6,7 +6,8 @@ internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,10 @@ from ..errors import LayoutError
 from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
 from ._catalogue import ProbeLayout, catalogue, packed_strides
 from ._compare import Outcome, Result, Tolerance, judge
+from ._generated import Generated
+from ._isolate import IsolatedChecker, check_importable
 from ._report import LayoutCheck, LayoutFailure, Row, Trial
+from ._shrink import smallest, why_not_shrunk
 
 __all__: list[str] = []
 
@@ -32,6 +36,7 @@ class Argument:
     values: np.ndarray
     like: Any
     layouts: tuple[ProbeLayout, ...]
+    generated: Generated | None = None
 
     @property
     def packed(self) -> ProbeLayout:
@@ -59,6 +64,8 @@ def _layouts(shape: tuple[int, ...], layouts: Sequence[Any] | None, output: bool
 
 
 def _argument(name: str, obj: Any, layouts: Sequence[Any] | None, output: bool) -> Argument:
+    if isinstance(obj, Generated):
+        return Argument(name, obj.values(), obj.array(), _layouts(obj.shape, layouts, output), obj)
     read = read_array(obj, name)
     values = to_host(read.array)
     return Argument(name, values.reshape(read.layout.sizes), obj, _layouts(values.shape, layouts, output))
@@ -189,15 +196,18 @@ def check_layouts(
     max_layouts: int = 64,
     seed: int = 0,
     strict: bool = False,
-    generated: bool = False,
+    isolate: bool = False,
 ) -> LayoutCheck:
     """Call ``fn`` with ``inputs`` (and ``out``) in every layout of the catalogue and say where
     its answer differs from the answer for packed inputs (see :mod:`stridelab.testing`).
 
-    ``layouts``: layouts or kind names to try instead of the whole catalogue; ``rtol``/``atol``:
-    the float tolerance (default: exact for integers and for ``generated`` inputs, the small whole
-    numbers the ``stridelab check`` command makes; ``8 * eps * N * max|x|`` otherwise);
-    ``max_layouts``: the most layouts tried; ``strict``: a ValueError or TypeError fails too.
+    ``inputs``/``out``: arrays (NumPy, CuPy, torch), or inputs that stridelab makes
+    (:func:`~stridelab.testing.generated`), which are compared exactly and shrunk to the smallest
+    failing shape; ``layouts``: layouts or kind names to try instead of the whole catalogue;
+    ``rtol``/``atol``: the float tolerance (default: exact for integers and generated inputs,
+    ``8 * eps * N * max|x|`` otherwise); ``max_layouts``: the most layouts tried; ``strict``: a
+    ValueError or TypeError fails too; ``isolate``: call ``fn`` in a worker process, so that a
+    crash or a GPU fault fails one layout, not the check (``fn`` must be importable by name).
 
     >>> import numpy as np
     >>> check_layouts(lambda x: x.sum(axis=0), np.arange(6).reshape(2, 3)).ok
@@ -205,16 +215,52 @@ def check_layouts(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, not {shown(fn)}")
-    _check_options(max_layouts, seed, rtol, atol)
+    _check_options(max_layouts, seed, rtol, atol, strict, isolate)
+    if isolate:
+        check_importable(fn)
     arguments = [_argument(f"input {i}", x, layouts, False) for i, x in enumerate(inputs)]
     if out is not None:
         arguments.append(_argument("out", out, layouts, True))
     if not arguments:
         raise TypeError("check_layouts needs at least one input array")
-    tolerance = Tolerance.for_inputs([a.values for a in arguments[: len(inputs)]], rtol, atol, generated)
-    checker = _Checker(fn, arguments, out is not None, tolerance)
-    trials, skipped = _trials(arguments, max_layouts, seed)
-    report = LayoutCheck(getattr(fn, "__qualname__", None) or repr(fn), skipped=skipped)
+    given = [a.values for a in arguments[: len(inputs)] if a.generated is None]
+    checks = _Checks(fn, out is not None, Tolerance.for_inputs(given, rtol, atol), strict, isolate)
+    report = LayoutCheck(getattr(fn, "__qualname__", None) or repr(fn))
+    with checks.checker(arguments) as checker:
+        _run_trials(report, checker, checks.strict, arguments, max_layouts, seed)
+    if report.failures:
+        _shrink(report, checks, arguments)
+    return report
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """What every check of one ``check_layouts`` call shares; its checkers (one per shape: a
+    shrunk case has arguments of its own) run in a worker process where ``isolate``."""
+
+    fn: Callable[..., Any]
+    has_out: bool
+    tolerance: Tolerance
+    strict: bool
+    isolate: bool
+
+    @contextmanager
+    def checker(self, arguments: list[Argument]) -> Iterator[Any]:
+        checker = _Checker(self.fn, arguments, self.has_out, self.tolerance)
+        if not self.isolate:
+            yield checker
+            return
+        isolated = IsolatedChecker(checker)
+        try:
+            yield isolated
+        finally:
+            isolated.close()
+
+
+def _run_trials(
+    report: LayoutCheck, checker: Any, strict: bool, arguments: list[Argument], max_layouts: int, seed: int
+) -> None:
+    trials, report.skipped = _trials(arguments, max_layouts, seed)
     for trial in trials:
         why = next((unbuildable(a.like, layout.strides) for a, (_, layout) in zip(arguments, trial.arguments)), None)
         if why is not None:
@@ -226,11 +272,33 @@ def check_layouts(
             continue
         report.rows.append(Row(trial, outcome.words()))
         if outcome.kinds:
-            report.failures.append(LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail))
-    return report
+            report.failures.append(_failure(trial, outcome))
 
 
-def _check_options(max_layouts: Any, seed: Any, rtol: Any, atol: Any) -> None:
+def _failure(trial: Trial, outcome: Outcome) -> LayoutFailure:
+    return LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail)
+
+
+def _shrink(report: LayoutCheck, checks: _Checks, arguments: list[Argument]) -> None:
+    """The smallest failing case of the first failure, where stridelab made the inputs."""
+    report.not_shrunk = why_not_shrunk(arguments)
+    if report.not_shrunk is not None:
+        return
+    first = report.failures[0]
+
+    def verdict(shape: tuple[int, ...], trial: Trial) -> Outcome:
+        resized = [_argument(a.name, a.generated.resized(shape), None, False) for a in arguments]  # type: ignore[union-attr]
+        with checks.checker(resized) as checker:
+            return checker.verdict(trial, checks.strict)
+
+    found = smallest(first, arguments[0].values.shape, verdict)
+    report.smallest = first if found is None else _failure(found[1], found[2])
+
+
+def _check_options(max_layouts: Any, seed: Any, rtol: Any, atol: Any, strict: Any, isolate: Any) -> None:
+    for name, value in (("strict", strict), ("isolate", isolate)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, not {shown(value)}")
     for name, value in (("max_layouts", max_layouts), ("seed", seed)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{name} must be an int, not {shown(value)}")
