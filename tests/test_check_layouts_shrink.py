@@ -174,3 +174,41 @@ def test_the_check_command_shrinks_and_isolates(tmp_path, monkeypatch, capsys):
     assert main(["check", "kernels_to_shrink:bad", "--shape", "4,6", "--isolate"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "smallest failing case: input 0 (2,2):(1,2)+0: wrong (2 elements, first at [0, 1])"
+
+
+FAULTING = '''
+import cupy
+
+_WILD = cupy.RawKernel(r"""
+extern "C" __global__ void wild(const float* x, float* y, long long n, long long reach) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i + reach];
+}
+""", "wild")
+
+
+def wild_on_negative(x):
+    """Reads a terabyte before its input where a stride is negative: an illegal address."""
+    y = cupy.empty(x.shape, cupy.float32)
+    reach = -(1 << 38) if any(s < 0 for s in x.strides) else 0
+    _WILD(((x.size + 127) // 128,), (128,), (cupy.ascontiguousarray(x), y, cupy.int64(x.size), cupy.int64(reach)))
+    return y
+'''
+
+
+@pytest.mark.gpu
+def test_isolate_survives_a_gpu_fault(tmp_path, monkeypatch):
+    (tmp_path / "faulting_kernels.py").write_text(FAULTING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import cupy
+
+    module = __import__("faulting_kernels")
+    try:
+        check = check_layouts(module.wild_on_negative, generated((2, 3, 4), like=cupy), isolate=True)
+    finally:
+        sys.modules.pop("faulting_kernels", None)
+    failed = {layout.kind for failure in check.failures for _, layout in failure.layouts}
+    assert failed == {"negative"} and len(check.failures) == 3
+    assert all(failure.kinds == ("raised",) for failure in check.failures)
+    assert all("illegal" in failure.exception or "killed" in failure.exception for failure in check.failures)
+    assert cupy.asnumpy(cupy.arange(3) * 2).tolist() == [0, 2, 4]  # this process's GPU is still usable

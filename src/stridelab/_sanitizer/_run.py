@@ -6,6 +6,7 @@ internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import read_array, unbuildable
+from .._arrays import is_torch, read_array, unbuildable
 from .._validate import shown
+from ..backend import is_cupy_array
 from ..errors import LayoutError
 from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
 from ._catalogue import ProbeLayout, catalogue, packed_strides
@@ -93,10 +95,24 @@ def _trials(arguments: list[Argument], max_layouts: int, seed: int) -> tuple[lis
 
 
 def _call(fn: Callable[..., Any], args: list[Any], out: Any) -> tuple[Any, BaseException | None]:
+    arrays = args if out is None else [*args, out]
     try:
-        return fn(*args, *([] if out is None else [out])), None
+        value = fn(*arrays)
+        _wait_for_device(arrays)
+        return value, None
     except Exception as error:  # whatever the function raises is part of the verdict
         return None, error
+
+
+def _wait_for_device(arrays: list[Any]) -> None:
+    """Wait for the GPU work the call queued, so that a kernel's fault is the call's error rather
+    than that of the next copy stridelab makes."""
+    if any(is_cupy_array(array) for array in arrays):
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+    if any(is_torch(array) and array.device.type == "cuda" for array in arrays):
+        sys.modules["torch"].cuda.synchronize()
 
 
 @dataclass
