@@ -278,7 +278,8 @@ def _run_trials(
 ) -> None:
     trials, report.skipped = _trials(arguments, max_layouts, seed)
     for trial in trials:
-        why = next((unbuildable(a.like, layout.strides) for a, (_, layout) in zip(arguments, trial.arguments)), None)
+        reasons = (unbuildable(a.like, layout.strides) for a, (_, layout) in zip(arguments, trial.arguments))
+        why = next((reason for reason in reasons if reason is not None), None)
         if why is not None:
             report.skipped.append((trial.notation(), why))
             continue
