@@ -312,3 +312,19 @@ def test_a_torch_tensor_gets_contiguous_first():
     )
     with pytest.raises(LayoutError, match="'channels_last' is a memory format of 4 dimensions, not 5"):
         sl.explain(FakeTorchTensor((2, 3, 4, 5, 6), (360, 120, 30, 6, 1))).to_reach("channels_last")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_the_ways_to_a_torch_layout_run_in_torch(case):
+    torch = pytest.importorskip("torch")
+    x = torch.empty_strided(case["sizes"], case["strides"])
+    report = sl.explain(x)
+    for question, _ in report.rows():
+        if question.startswith("to reach "):
+            layout = question.removeprefix("to reach ")
+            reach = report.to_reach(layout)
+            target = sl.explain(eval(reach.copy, {"x": x, "torch": torch}))
+            assert target.to_reach(layout).already, (layout, reach.copy)
+            if reach.view_call is not None:
+                view = eval(reach.view_call, {"x": x})
+                assert view.data_ptr() == x.data_ptr() and sl.explain(view).to_reach(layout).already
