@@ -97,7 +97,7 @@ def test_python_dash_m_stridelab_is_the_command():
     env = {**os.environ, "COLUMNS": "200"}
     command = [sys.executable, "-m", "stridelab", "lab", "--help"]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=True)
-    assert result.stdout.startswith("usage: stridelab lab [-h] [DIR]")
+    assert result.stdout.startswith("usage: stridelab lab [-h] [--student] [--overwrite] [DIR]")
     assert "./stridelab-tutorials" in result.stdout
 
 

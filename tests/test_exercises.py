@@ -19,14 +19,15 @@ def test_offset_of_element_h_on_the_strides_page():
     dhw = sl.TensorDesc("FLOAT32", (2, 2, 3))  # strides {6, 3, 1}; H is (1, 0, 1)
     assert says(ex.check_offset(7, dhw, (1, 0, 1)), True, "offset 7")
     assert says(ex.check_offset(28, dhw, (1, 0, 1)), False, "offset in bytes")  # 7 * 4
-    assert says(ex.check_offset(6, dhw, (1, 0, 1)), False, "dot product of the coordinates")
+    assert says(ex.check_offset(6, dhw, (1, 0, 1)), False, "dimension 2's term")  # 7 - 1 * 1: W's term left out
+    assert says(ex.check_offset(8, dhw, (1, 0, 1)), False, "adds up coordinate × stride")  # no mistake known
     hw = sl.TensorDesc("UINT8", (2, 3))  # column-major strides would be (1, 2): (0, 1) -> 2
     assert says(ex.check_offset(2, hw, (0, 1)), False, "row-major and column-major swapped")
     wh = sl.TensorDesc("UINT8", (2, 3), (1, 2))  # the page's column-major table A D B E C F: E at 3
     assert says(ex.check_offset(3, wh, (1, 1)), True, "offset 3")
     assert says(ex.check_offset(4, wh, (1, 1)), False, "row-major and column-major swapped")  # row-major's
     nhwc = sl.TensorDesc("UINT8", (1, 2, 2, 2), (8, 1, 4, 2))  # neither order: no swap to recognise
-    assert says(ex.check_offset(4, nhwc, (0, 1, 0, 0)), False, "dot product")  # 4: row-major's, and no swap
+    assert says(ex.check_offset(4, nhwc, (0, 1, 0, 0)), False, "offset in the packed row-major layout (NCHW)")
     assert repr(ex.check_offset(7, dhw, (1, 0, 1))) == "right: element (1, 0, 1) is at offset 7"
     assert "7" not in ex.check_offset(6, dhw, (1, 0, 1)).message.replace("(1, 0, 1)", "")  # no answer given away
 
@@ -40,7 +41,8 @@ def test_strides_of_the_1_1_3_5_example():
     assert says(ex.check_strides((60, 60, 20, 4), sizes, "NCHW", data_type="FLOAT32"), False, "byte strides")
     assert says(ex.check_strides((1, 2), (2, 3), "HW"), False, "row-major and column-major swapped")  # WH's
     assert says(ex.check_strides((3,), (2, 3), "HW"), False, "one stride per dimension")
-    assert says(ex.check_strides((4, 1), (2, 3), "HW"), False, "has stride 1")
+    assert says(ex.check_strides((4, 1), (2, 3), "HW"), False, "H's stride is off")
+    assert says(ex.check_strides((3, 3), (2, 3), "HW"), False, "innermost dimension (W) has stride 1")
 
 
 def test_buffer_sizes_and_the_4_byte_rounding():
@@ -105,7 +107,8 @@ def test_strides_of_a_layout_given_as_a_permutation():
     assert says(ex.check_strides((1, 2), (2, 3), (1, 0)), True, "layout [1, 0] strides")
     assert says(ex.check_strides((3, 1), (2, 3), (1, 0)), False, "row-major and column-major swapped")
     assert says(ex.check_strides((1, 2), (2, 3), (0, 1)), False, "row-major and column-major swapped")
-    assert says(ex.check_strides((5, 1), (2, 3), (0, 1)), False, "innermost dimension (dimension 1) has stride 1")
+    assert says(ex.check_strides((5, 1), (2, 3), (0, 1)), False, "dimension 0's stride is off")
+    assert says(ex.check_strides((3, 2), (2, 3), (0, 1)), False, "innermost dimension (dimension 1) has stride 1")
 
 
 DHW = sl.TensorDesc("UINT8", (2, 2, 3))

@@ -3,6 +3,7 @@ by scripts/record_torch_layouts.py; and against an installed torch where there i
 against NumPy's own flags, DirectML's and the ways to reach a layout by running what they say."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -127,7 +128,7 @@ def test_facts_carry_their_evidence():
     report = sl.explain(TensorDesc("FLOAT32", (2, 3), (5, 1)))
     assert report.facts == ("padded: 2 of 8 slots hold no element (3, 4)",)
     report = sl.explain(np.broadcast_to(np.arange(3, dtype=np.float32), (4, 3)))
-    assert report.facts == ("broadcast along 0 (H) (stride 0): its elements share slots",)
+    assert report.facts == ("broadcast along dimension 0 (stride 0): its elements share slots",)
     assert report.ambiguous_dims == {0: "stride 0 (broadcast): its elements share slots, it has no place in memory"}
     report = sl.explain(TensorDesc("FLOAT32", (3000, 3000), (2999, 2)))
     assert report.facts[0] == "overlapping: elements (0, 2999) and (2, 0) share offset 5998"  # 2999 * 2 = 2 * 2999
@@ -172,10 +173,11 @@ def test_a_torch_tensor_is_read_through_its_sizes_and_strides():
     report = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 1, 15, 3)))
     assert report.source == "torch.Tensor" and str(report.desc) == "FLOAT16 (2,3,4,5):(60,1,15,3)"
     assert report.to_reach("NCHW").view_call == "x.permute(0, 2, 3, 1)"
-    # the operators take no torch tensors: the copy is PyTorch's own
-    assert report.to_reach("NCHW").copy == "x.permute(0, 1, 2, 3).contiguous().permute(0, 1, 2, 3)"
+    # the operators take no torch tensors: the copy is PyTorch's own, .contiguous() for its memory formats
+    assert report.to_reach("NCHW").copy == "x.contiguous()"
     packed = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 20, 5, 1)))
-    assert packed.to_reach("NHWC").copy == "x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)"
+    assert packed.to_reach("NHWC").copy == "x.contiguous(memory_format=torch.channels_last)"
+    assert packed.to_reach("NWHC").copy == "x.permute(0, 3, 2, 1).contiguous().permute(0, 3, 2, 1)"
 
 
 def test_a_size_1_dimension_s_stride_is_not_held_against_an_array():
@@ -230,7 +232,8 @@ def test_a_layout_whose_packed_strides_pass_32_bits_has_no_copy_and_says_why():
     reach = report.to_reach("DHW")
     assert (reach.already, reach.view, reach.copy) == (False, (2, 1, 0), None)
     assert reach.no_copy == "no packed DHW copy: its strides would exceed 2**32 - 1 (strides[0] = 4900000000)"
-    assert ("to reach DHW", f"a view, {reach.view_call}; {reach.no_copy}") in report.rows()
+    view = f"a view, {reach.view_call}, whose dimensions are W, H, D in that order"
+    assert ("to reach DHW", f"{view}; {reach.no_copy}") in report.rows()
     assert report.directml == "layout_strides('WHD', (3, 70000, 70000))"
 
 
@@ -241,3 +244,87 @@ def test_padding_of_a_broadcast_past_the_memory_map_budget_is_told_in_numbers():
         "broadcast along 0 (H) (stride 0): its elements share slots",
         "padded: the buffer spans 131071 elements for 4294967296",
     )
+
+
+def test_an_nhwc_shaped_view_of_nchw_data_is_explained_in_its_own_axes():
+    """The usual NHWC-shaped view: NumPy's sizes are not DirectML's N, C, H, W, so no letters."""
+    x = np.zeros((2, 3, 4, 5)).transpose(0, 2, 3, 1)  # sizes (2, 4, 5, 3), byte strides of NCHW data
+    report = sl.explain(x)
+    rows = dict(report.rows())
+    assert rows["dimensions"] == (
+        "by index; explain(x, axes='NCHW') declares them N, C, H, W (DirectML's order of sizes)"
+    )
+    assert rows["memory order (outermost first)"] == "dimensions 0 > 3 > 1 > 2"  # element strides (60, 5, 1, 20)
+    assert rows["DirectML"] == "layout_strides((0, 3, 1, 2), (2, 4, 5, 3))"
+    assert [question for question, _ in report.rows() if question.startswith("to reach")] == ["to reach row-major"]
+    assert rows["to reach row-major"].startswith(
+        "a view, x.transpose(0, 3, 1, 2), whose dimensions are x's 0, 3, 1, 2 in that order; a copy, "
+    )
+    named = [answer for question, answer in report.rows() if question != "dimensions"]
+    assert not re.search(r"\((N|C|H|W)\)|'[NCHW]{4}'", "\n".join(named))  # no dimension letters
+    view = eval(report.to_reach("row-major").view_call, {"x": x})
+    assert view.flags.c_contiguous and np.shares_memory(view, x) and view.shape == (2, 3, 4, 5)
+
+
+def test_declared_axes_name_the_dimensions_by_letter():
+    x = np.zeros((2, 3, 4, 5), np.float32).transpose(0, 2, 3, 1).transpose(0, 3, 1, 2)  # back in N, C, H, W
+    rows = dict(sl.explain(x, axes="NCHW").rows())
+    assert rows["dimensions"] == "N, C, H, W (as declared)"
+    assert rows["memory order (outermost first)"] == "0 (N) > 1 (C) > 2 (H) > 3 (W)"
+    assert rows["to reach NHWC"].startswith("a view, x.transpose(0, 3, 1, 2), whose dimensions are N, W, C, H in that")
+    image = np.zeros((1, 4, 4, 3), np.float32).transpose(0, 3, 1, 2)  # channels-last
+    assert dict(sl.explain(image, axes="nchw").rows())["DirectML"] == "packed NHWC (CalculateStrides(NHWC, ...))"
+    desc_rows = dict(sl.explain(TensorDesc("FLOAT32", (2, 3, 4), (1, 2, 6))).rows())  # a description declares
+    assert desc_rows["dimensions"] == "D, H, W (as a DirectML description's sizes)"
+    assert desc_rows["memory order (outermost first)"] == "2 (W) > 1 (H) > 0 (D)"
+
+
+def test_axes_in_another_order_are_refused_with_the_transpose_that_declares_them():
+    x = np.zeros((2, 4, 5, 3), np.float32)  # N, H, W, C
+    with pytest.raises(LayoutError) as refused:
+        sl.explain(x, axes="NHWC")
+    assert str(refused.value) == (
+        "axes = 'NHWC': explain names dimensions in DirectML's order of sizes, NCHW; for a tensor whose "
+        "dimensions are N, H, W, C, explain x.transpose(0, 3, 1, 2) with axes='NCHW'"
+    )
+    assert sl.explain(x.transpose(0, 3, 1, 2), axes="NCHW").desc.sizes == (2, 3, 4, 5)
+    with pytest.raises(LayoutError, match="permute\\(0, 3, 1, 2\\)"):
+        sl.explain(FakeTorchTensor((2, 4, 5, 3), (60, 15, 3, 1)), axes="NHWC")
+    with pytest.raises(LayoutError, match=r"^axes = 'XY': a tensor of 4 dimensions has axes='NCHW' or none declared"):
+        sl.explain(x, axes="XY")
+    with pytest.raises(LayoutError, match="letters name tensors of 1 to 5 dimensions, not 6"):
+        sl.explain(np.zeros((1,) * 6, np.float32), axes="NCDHWX")
+    with pytest.raises(TypeError, match="axes must be the dimension letters .*, not tuple \\(0, 1\\)"):
+        sl.explain(np.zeros((2, 3)), axes=(0, 1))
+
+
+def test_a_torch_tensor_gets_contiguous_first():
+    channels_last = sl.explain(FakeTorchTensor((2, 3, 4, 5), (60, 1, 15, 3)))
+    rows = dict(channels_last.rows())
+    assert rows["to reach contiguous_format"] == (
+        "a copy, x.contiguous(); a view, x.permute(0, 2, 3, 1), whose dimensions are x's 0, 2, 3, 1 in that order"
+    )
+    assert rows["to reach channels_last"] == "already (no view or copy needed)"
+    assert "to reach NCHW" not in rows and "memory order (outermost first)" in rows
+    packed = dict(sl.explain(FakeTorchTensor((2, 3, 4, 5, 6), (360, 120, 30, 6, 1))).rows())
+    assert packed["to reach channels_last_3d"].startswith(
+        "a copy, x.contiguous(memory_format=torch.channels_last_3d); "
+    )
+    with pytest.raises(LayoutError, match="'channels_last' is a memory format of 4 dimensions, not 5"):
+        sl.explain(FakeTorchTensor((2, 3, 4, 5, 6), (360, 120, 30, 6, 1))).to_reach("channels_last")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_the_ways_to_a_torch_layout_run_in_torch(case):
+    torch = pytest.importorskip("torch")
+    x = torch.empty_strided(case["sizes"], case["strides"])
+    report = sl.explain(x)
+    for question, _ in report.rows():
+        if question.startswith("to reach "):
+            layout = question.removeprefix("to reach ")
+            reach = report.to_reach(layout)
+            target = sl.explain(eval(reach.copy, {"x": x, "torch": torch}))
+            assert target.to_reach(layout).already, (layout, reach.copy)
+            if reach.view_call is not None:
+                view = eval(reach.view_call, {"x": x})
+                assert view.data_ptr() == x.data_ptr() and sl.explain(view).to_reach(layout).already

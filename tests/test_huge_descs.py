@@ -37,8 +37,8 @@ TABLE = [
             "packed · 14700000000 logical elements · 14700000000 physical slots · buffer 14700000000 bytes",
         ),
         [
-            "to reach DHW  a view, sl.TensorDesc('UINT8', (70000, 70000, 3), (210000, 3, 1)); "
-            + NO_COPY.format("DHW", 0, 4900000000),
+            "to reach DHW  a view, sl.TensorDesc('UINT8', (70000, 70000, 3), (210000, 3, 1)), whose dimensions are "
+            "W, H, D in that order; " + NO_COPY.format("DHW", 0, 4900000000),
             "DirectML  layout_strides('WHD', (3, 70000, 70000))",
         ],
     ),
@@ -49,8 +49,8 @@ TABLE = [
             "packed · 14700000000 logical elements · 14700000000 physical slots · buffer 14700000000 bytes",
         ),
         [
-            "to reach NCHW  a view, sl.TensorDesc('UINT8', (1, 70000, 70000, 3), (0, 210000, 3, 1)); "
-            + NO_COPY.format("NCHW", 1, 4900000000),
+            "to reach NCHW  a view, sl.TensorDesc('UINT8', (1, 70000, 70000, 3), (0, 210000, 3, 1)), whose dimensions "
+            "are N, H, W, C in that order; " + NO_COPY.format("NCHW", 1, 4900000000),
             "to reach NHWC  already (no view or copy needed)",
             "DirectML  packed NHWC",
         ],
@@ -63,8 +63,8 @@ TABLE = [
         ),
         [
             "to reach NCHW  already (no view or copy needed)",
-            "to reach NHWC  a view, sl.TensorDesc('UINT8', (1, 70000, 70000, 2), (0, 1, 140000, 70000)); "
-            + NO_COPY.format("NHWC", 2, 4900000000),
+            "to reach NHWC  a view, sl.TensorDesc('UINT8', (1, 70000, 70000, 2), (0, 1, 140000, 70000)), whose "
+            "dimensions are N, W, C, H in that order; " + NO_COPY.format("NHWC", 2, 4900000000),
         ],
     ),
     (  # 65536**4 = 2**64 elements over 65536 * 65536 = 2**32 slots; N's packed stride would be 2**48
@@ -124,7 +124,7 @@ TABLE = [
             "4294967295, 4294967295] · strides [0, 0, 0, 0, 0, 0, 0, 0]",
             f"broadcast · {M**8} logical elements · 1 physical slots · buffer 8 bytes",
         ),
-        ["fact  broadcast along 0, 1, 2, 3, 4, 5, 6, 7 (stride 0)"],
+        ["fact  broadcast along dimensions 0, 1, 2, 3, 4, 5, 6, 7 (stride 0)", "dimensions  by index"],
     ),
     (  # 170**3 = 4913000 elements: past the 4000000 the overlap search enumerates
         TensorDesc("INT8", (170, 170, 170), (160000, 1000, 3)),
@@ -214,8 +214,8 @@ def test_a_copy_the_report_cannot_give_is_none_with_the_reason():
 def test_numpy_arrays_with_huge_layouts_explain_and_display():
     # 3 * 70000 * 70000 elements over one row of 70000: DHW's packed D stride would be 4900000000
     array = np.broadcast_to(np.arange(70000, dtype=np.uint32).astype(np.uint8), (3, 70000, 70000))
-    lines = report_lines(sl.explain(array))
-    assert "to reach DHW  " + NO_COPY.format("DHW", 0, 4900000000) in lines
+    lines = report_lines(sl.explain(array))  # dimensions by index: row-major is D-H-W's order
+    assert "to reach row-major  " + NO_COPY.format("row-major", 0, 4900000000) in lines
     tensor = sl.StridedTensor.from_array(array)
     assert tensor.desc == TensorDesc("UINT8", (3, 70000, 70000), (0, 0, 1))
     text = render_text(tensor)

@@ -91,7 +91,9 @@ def _add_lab(commands: argparse._SubParsersAction, run: Run) -> None:
             "Copy the tutorial notebooks into DIR where they are not there yet (a notebook you "
             "edited is never overwritten) and open JupyterLab on 00-start-here.ipynb, bound to "
             "127.0.0.1. Other options go to JupyterLab in their --name=value form, e.g. "
-            "--no-browser, --port=8899, or --ip=0.0.0.0 to serve from a container."
+            "--no-browser, --port=8899, or --ip=0.0.0.0 to serve from a container. "
+            "With --student, write a student copy into DIR instead and exit: the notebooks without "
+            "their solutions, for students to open with stridelab lab DIR."
         ),
     )
     lab.add_argument(
@@ -101,6 +103,14 @@ def _add_lab(commands: argparse._SubParsersAction, run: Run) -> None:
         type=Path,
         default=DEFAULT_TUTORIALS_DIR,
         help=f"where the tutorials are copied and served (default: ./{DEFAULT_TUTORIALS_DIR})",
+    )
+    lab.add_argument(
+        "--student",
+        action="store_true",
+        help="write the notebooks without their solutions into DIR, a new or empty folder, and exit",
+    )
+    lab.add_argument(
+        "--overwrite", action="store_true", help="with --student: replace the tutorial files already in DIR"
     )
     lab.set_defaults(run=run, passes_options=True)
 

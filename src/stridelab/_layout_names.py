@@ -50,7 +50,9 @@ def dim_order(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(perm))
 
 
-def ambiguous_dims(sizes: Sequence[int], strides: Sequence[int]) -> dict[int, str]:
+def ambiguous_dims(sizes: Sequence[int], strides: Sequence[int], axes: str | None = None) -> dict[int, str]:
+    """Dimensions whose place in the memory order is not determined, with the reason (other
+    dimensions named as :func:`dims_named` names them)."""
     why: dict[int, str] = {}
     for i, (n, s) in enumerate(zip(sizes, strides)):
         if n == 1:
@@ -60,7 +62,7 @@ def ambiguous_dims(sizes: Sequence[int], strides: Sequence[int]) -> dict[int, st
         else:
             same = [j for j, (m, t) in enumerate(zip(sizes, strides)) if j != i and t == s and m > 1]
             if same:
-                others = ", ".join(dim_name(len(sizes), j) for j in same)
+                others = dims_named(same, axes)
                 why[i] = f"the same stride as {others}: they step over the same memory"
     return why
 
@@ -93,9 +95,12 @@ def first_wide(sizes: Sequence[int], strides: Sequence[int]) -> int | None:
     return next((i for i, (n, s) in enumerate(zip(sizes, strides)) if n > 1 and s > UINT_MAX), None)
 
 
-def dim_name(rank: int, dim: int) -> str:
-    letters = LETTERS.get(rank)
-    return f"{dim} ({letters[dim]})" if letters else str(dim)
+def dims_named(dims: Sequence[int], axes: str | None) -> str:
+    """Dimensions by index, each with its letter where ``axes`` (one letter per dimension) is
+    declared: ``0 (N), 3 (W)``; else ``dimension 3`` or ``dimensions 0, 3``."""
+    if axes:
+        return ", ".join(f"{d} ({axes[d]})" for d in dims)
+    return ("dimension " if len(dims) == 1 else "dimensions ") + ", ".join(map(str, dims))
 
 
 def same_places(sizes: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> bool:
@@ -103,20 +108,17 @@ def same_places(sizes: Sequence[int], strides: Sequence[int], target: Sequence[i
     return all(n == 1 or s == t for n, s, t in zip(sizes, strides, target))
 
 
-def _letters_of(order: Sequence[int], rank: int) -> str | tuple[int, ...]:
-    letters = LETTERS.get(rank)
-    return "".join(letters[d] for d in order) if letters else tuple(order)
-
-
-def directml_name(desc: TensorDesc) -> str:
+def directml_name(desc: TensorDesc, axes: str | None = None) -> str:
+    """What DirectML calls the layout: a ``layout_strides`` call, in letters where the dimensions
+    are declared (``axes``, DirectML's order of sizes), else as a permutation of indices."""
     sizes, strides, rank = desc.sizes, desc.strides, desc.dimension_count
     if same_places(sizes, strides, packed_strides_in(tuple(range(rank)), sizes)):
-        name = "packed NCHW" if rank == 4 else "packed row-major"
+        name = "packed NCHW" if axes == "NCHW" else "packed row-major"
         return f"{name} (strides may be left out: nullptr / None)"
-    if rank == 4 and same_places(sizes, strides, packed_strides_in("NHWC", sizes)):
+    if axes == "NCHW" and same_places(sizes, strides, packed_strides_in("NHWC", sizes)):
         return "packed NHWC (CalculateStrides(NHWC, ...))"
     order = dim_order(sizes, strides)
-    layout = _letters_of(order, rank)
+    layout = "".join(axes[d] for d in order) if axes else tuple(order)
     broadcast = [n > 1 and s == 0 for n, s in zip(sizes, strides)]
     padding = _padding(sizes, strides, order, broadcast)
     if padding is None:
@@ -125,7 +127,7 @@ def directml_name(desc: TensorDesc) -> str:
     if any(broadcast):
         args.append(f"broadcast={tuple(broadcast)}")
     if padding:
-        keys = {(LETTERS[rank][d] if rank in LETTERS else d): p for d, p in padding.items()}
+        keys = {(axes[d] if axes else d): p for d, p in padding.items()}
         args.append(f"padding={keys}")
     return f"layout_strides({', '.join(args)})"
 

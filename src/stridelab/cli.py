@@ -4,7 +4,8 @@ Subcommands:
 
 - ``stridelab lab [DIR] [JupyterLab options]``: copy the tutorial notebooks into DIR (default
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
-  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1.
+  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1. ``stridelab lab --student
+  DIR [--overwrite]`` writes a student copy (the notebooks without their solutions) and exits.
 - ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
   or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
   broadcast and overlap, and how to reach NCHW or NHWC.
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
-from ._tutorials import START, copy_tutorials
+from ._tutorials import START, copy_student_tutorials, copy_tutorials
 from .errors import LayoutError
 
 __all__: list[str] = []
@@ -86,6 +87,10 @@ def jupyterlab_argv(directory: Path, options: Sequence[str], *, uid: int | None)
 
 def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     directory: Path = args.directory
+    if args.student:
+        return _student_copy(directory, jupyterlab_options, overwrite=args.overwrite)
+    if args.overwrite:
+        raise CommandError("--overwrite goes with --student; stridelab lab never overwrites a tutorial file")
     if directory.exists() and not directory.is_dir():
         raise CommandError(f"cannot copy the tutorials into {directory}: it is a file, not a folder")
     try:
@@ -104,6 +109,21 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     LabApp.launch_instance(argv=jupyterlab_argv(directory, jupyterlab_options, uid=uid))
+    return 0
+
+
+def _student_copy(directory: Path, jupyterlab_options: list[str], *, overwrite: bool) -> int:
+    """``stridelab lab --student DIR``: the student copy written, no JupyterLab started."""
+    if jupyterlab_options:
+        unused = " ".join(jupyterlab_options)
+        raise CommandError(f"--student writes a copy and starts no JupyterLab; options not used: {unused}")
+    try:
+        written, left_out = copy_student_tutorials(directory, overwrite=overwrite)
+    except OSError as error:
+        raise CommandError(str(error)) from error
+    shown = printable(str(directory))
+    print(f"stridelab: wrote {len(written)} tutorial files into {shown}, leaving out {left_out} solutions")
+    print(f"stridelab: students open them with: stridelab lab {shown}")
     return 0
 
 

@@ -3,32 +3,39 @@
 A student works an answer out by hand (an offset, strides, a buffer size, an operator's output)
 and hands it to a checker. The checker compares it with what stridelab computes and says
 ``right``, or names the mistake it recognises (bytes given for elements, NCHW and NHWC swapped,
-the 4-byte rounding forgotten, a window's end off by one, a negative stride's sign, row-major and
-column-major swapped) without printing the answer. An answer still left as ``...`` (the
-notebooks' placeholder) is met with a reminder of what to write.
+strides listed in memory order, coordinates counted from 1, the 4-byte rounding forgotten, a
+window's end off by one, a negative stride's sign, the wrong axis or direction) without printing
+the answer, or anything but the exercise's own givens. An answer still left as ``...`` (the
+notebooks' placeholder), or of the wrong type, is met with what to write.
 
 >>> from stridelab import TensorDesc
 >>> dhw = TensorDesc("UINT8", (2, 2, 3))           # the strides page's DHW example
 >>> check_offset(7, dhw, (1, 0, 1))                # element H
 right: element (1, 0, 1) is at offset 7
+>>> check_offset(7, dhw, "H").correct              # the element named by its letter
+True
 >>> check_offset(9, dhw, (1, 0, 1)).correct
 False
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import numpy as np
 
-from ._strides import calc_buffer_tensor_size, layout_strides
+from ._layout_names import memory_order, packed_strides_in
+from ._strides import DIMENSION_LETTERS, calc_buffer_tensor_size, layout_strides
 from ._validate import int_tuple, shown
 from .desc import TensorDesc
 from .dtypes import data_type as _data_type
 from .errors import LayoutError
+from .memmap import LETTER_LABELS_UP_TO
 
 __all__ = [
     "Feedback",
@@ -39,13 +46,26 @@ __all__ = [
     "check_strides",
 ]
 
+#: Each verdict's mark, and its box's border, background and text colours.
+_STYLES = {
+    "right": ("✓", "#1a7f37", "#e6f4ea", "#0b3d1a"),
+    "not yet": ("✗", "#b35c00", "#fff4e5", "#4d2800"),
+    "unanswered": ("○", "#6e7781", "#f3f4f6", "#24292f"),
+}
+
 
 @dataclass(frozen=True)
 class Feedback:
-    """A checker's verdict: ``correct``, and a message that never gives the answer away."""
+    """A checker's verdict: ``correct``, and a message that never gives the answer away.
+
+    ``answered`` is False for the reply to the ``...`` placeholder. In Jupyter a verdict shows as a
+    box: green with ✓ when right, amber with ✗ when not yet, grey with ○ while no answer is
+    written; its plain text there starts with the same mark and words (``✓ right: ...``).
+    """
 
     correct: bool
     message: str
+    answered: bool = True
 
     def __bool__(self) -> bool:
         return self.correct
@@ -55,6 +75,13 @@ class Feedback:
 
     __str__ = __repr__
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        verdict = "right" if self.correct else "not yet"
+        mark, border, background, ink = _STYLES[verdict if self.answered else "unanswered"]
+        style = f"border-left:6px solid {border};background:{background};color:{ink};padding:6px 10px;margin:2px 0"
+        html = f'<div style="{style}"><b>{mark} {verdict}:</b> {escape(self.message, quote=False)}</div>'
+        return {"text/plain": f"{mark} {self}", "text/html": html}
+
 
 def _wrong(message: str) -> Feedback:
     return Feedback(False, message)
@@ -62,7 +89,7 @@ def _wrong(message: str) -> Feedback:
 
 def _reminder(what: str) -> Feedback:
     """The reply to an answer still left as the exercise's ``...`` placeholder."""
-    return _wrong(f"replace ... with your answer: {what}")
+    return Feedback(False, f"replace ... with your answer: {what}", answered=False)
 
 
 def _not_a(what: str, answer: Any) -> Feedback:
@@ -80,30 +107,91 @@ def _integer(answer: Any) -> int | None:
         return None
 
 
-def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int]) -> Feedback:
+def _dot(coords: Sequence[int], strides: Sequence[int]) -> int:
+    return sum(c * s for c, s in zip(coords, strides))
+
+
+def _element(desc: TensorDesc, coords: Any) -> tuple[tuple[int, ...], str | None]:
+    """The coordinates ``coords`` names, and the letter that named them (None for coordinates)."""
+    if not isinstance(coords, str):
+        return int_tuple("coords", coords), None
+    if desc.element_count > LETTER_LABELS_UP_TO:
+        raise LayoutError(
+            f"coords = {shown(coords)}: elements have letters only in descriptions of at most "
+            f"{LETTER_LABELS_UP_TO} elements, and this one has {desc.element_count}; give coordinates"
+        )
+    labels = desc.memory_map().element_labels()
+    found = np.argwhere(labels == coords)
+    if len(found) != 1:
+        letters = sorted(set(labels.ravel().tolist()))
+        named = "no element" if len(found) == 0 else f"{len(found)} elements sharing a slot"
+        raise LayoutError(
+            f"coords = {shown(coords)} is the letter of {named}; the elements' letters run "
+            f"{letters[0]} to {letters[-1]}: give coordinates or one element's letter"
+        )
+    return tuple(int(i) for i in found[0]), coords
+
+
+def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int] | str) -> Feedback:
     """Check the buffer offset (in elements) of the element at ``coords`` of ``desc``.
 
-    Recognises: the byte offset given, and the dimensions taken in the opposite order (row-major
-    and column-major swapped).
+    ``coords`` are coordinates, or the element's letter as ``desc.memory_map()`` labels it
+    (descriptions of at most 26 elements), which leaves finding the coordinates to the student.
+    Recognises: the byte offset given, the dimensions taken in the opposite order (row-major and
+    column-major swapped), the packed row-major offset given for another layout, coordinates
+    paired with the wrong strides or counted from 1, and one dimension's term left out.
     """
-    coords = int_tuple("coords", coords)
+    coords, letter = _element(desc, coords)
     expected = desc.offset_of(coords)
     if answer is ...:
         return _reminder("an offset, in elements")
     given = _integer(answer)
     if given is None:
         return _not_a("the offset as an integer (a count of elements)", answer)
-    answer = given
-    if answer == expected:
-        return Feedback(True, f"element {coords} is at offset {expected}")
-    if desc.element_size > 1 and answer == expected * desc.element_size:
-        return _wrong("that is the offset in bytes; DirectML strides, and so offsets, count elements")
-    row_major = layout_strides(tuple(range(desc.dimension_count)), desc.sizes)
-    column_major = layout_strides(tuple(reversed(range(desc.dimension_count))), desc.sizes)
-    swapped = {row_major: column_major, column_major: row_major}.get(desc.strides)
-    if swapped is not None and answer == sum(c * s for c, s in zip(coords, swapped)):
-        return _wrong("that takes the dimensions in the opposite order (row-major and column-major swapped)")
-    return _wrong(f"the offset is the dot product of the coordinates {coords} with the strides {desc.strides}")
+    if given == expected:
+        where = f"{letter}, at {coords}," if letter else str(coords)
+        return Feedback(True, f"element {where} is at offset {expected}")
+    mistake = _offset_mistake(given, desc, coords)
+    if mistake is not None:
+        return _wrong(mistake)
+    if letter is None:
+        return _wrong(f"the offset adds up coordinate × stride over the dimensions, for the coordinates {coords}")
+    held = desc.memory_map().slot_labels()[given] if 0 <= given <= desc.last_offset else None
+    holds = f"offset {given} holds {held}, not {letter}: " if held and held.isalpha() else ""
+    return _wrong(
+        f"{holds}find {letter}'s coordinates in the logical view (counting from 0), then add up coordinate × stride"
+    )
+
+
+def _offset_mistake(given: int, desc: TensorDesc, coords: tuple[int, ...]) -> str | None:
+    """The mistake that gives ``given`` for the offset of ``coords``, where one is recognised."""
+    strides, expected = desc.strides, desc.offset_of(coords)
+    if desc.element_size > 1 and given == expected * desc.element_size:
+        return "that is the offset in bytes; DirectML strides, and so offsets, count elements"
+    rank = desc.dimension_count
+    row_major = packed_strides_in(tuple(range(rank)), desc.sizes)
+    column_major = packed_strides_in(tuple(reversed(range(rank))), desc.sizes)
+    swapped = {row_major: column_major, column_major: row_major}.get(strides)
+    if swapped is not None and given == _dot(coords, swapped):
+        return "that takes the dimensions in the opposite order (row-major and column-major swapped)"
+    if given == _dot(coords, row_major):
+        nchw = " (NCHW)" if rank == 4 else ""
+        return f"that is the offset in the packed row-major layout{nchw}; this tensor has other strides: use its own"
+    if any(given == _dot(p, strides) for p in set(itertools.permutations(coords)) if p != coords):
+        return "that pairs the coordinates with the wrong strides: both go in the sizes' order, dimension 0 first"
+    if given == _dot([c + 1 for c in coords], strides):
+        return "coordinates count from 0: the first element along each dimension is at coordinate 0"
+    for i, (c, s) in enumerate(zip(coords, strides)):
+        if c * s and given == expected - c * s:
+            return f"dimension {i}'s term (its coordinate × its stride) is missing from the sum"
+    return None
+
+
+def _dimension_names(layout: str | Sequence[int], rank: int) -> list[str]:
+    """What the hints call each dimension: its letter where ``layout`` is letters, else its index."""
+    if isinstance(layout, str):
+        return sorted(layout.upper(), key=DIMENSION_LETTERS[5].index)  # letters in the sizes' order
+    return [f"dimension {d}" for d in range(rank)]
 
 
 def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int], *, data_type: Any = None) -> Feedback:
@@ -112,7 +200,8 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int]
     ``(1, 0)``; see :func:`~stridelab.layout_strides`).
 
     Recognises: NCHW and NHWC swapped, the opposite order (row-major and column-major swapped),
-    and, with ``data_type``, strides given in bytes.
+    strides listed in memory order, a size-1 dimension's stride, the first dimension (from the
+    innermost) whose stride is off, and, with ``data_type``, strides given in bytes.
     """
     sizes = int_tuple("sizes", sizes)
     expected = layout_strides(layout, sizes)
@@ -134,20 +223,38 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int]
         size = _data_type(data_type).element_size
         if size > 1 and answer == tuple(s * size for s in expected):
             return _wrong("those are byte strides; DirectML strides count elements")
+    return _wrong(_strides_mistake(answer, sizes, layout, expected))
+
+
+def _strides_mistake(
+    answer: tuple[int, ...], sizes: tuple[int, ...], layout: str | Sequence[int], expected: tuple[int, ...]
+) -> str:
+    """What is wrong with ``answer``, the strides of ``sizes`` in ``layout`` (not ``expected``)."""
+    rank, names = len(sizes), _dimension_names(layout, len(sizes))
     if isinstance(layout, str):
         swapped = {"NCHW": "NHWC", "NHWC": "NCHW", "NCDHW": "NDHWC", "NDHWC": "NCDHW"}.get(layout.upper())
         if swapped and answer == layout_strides(swapped, sizes):
-            return _wrong(f"those are the {swapped} strides: in {layout} the channels are stored as its letters say")
-        reversed_layout: str | tuple[int, ...] = layout[::-1]
-        innermost = layout[-1]
-    else:
-        reversed_layout = tuple(reversed(int_tuple("layout", layout)))
-        innermost = f"dimension {reversed_layout[0]}"
-    if answer == layout_strides(reversed_layout, sizes) and len(sizes) > 1:
-        return _wrong("those store the dimensions in the opposite order (row-major and column-major swapped)")
-    return _wrong(
-        f"the innermost dimension ({innermost}) has stride 1; each dimension outside it strides over all inside"
-    )
+            return f"those are the {swapped} strides: in {layout} the channels are stored as its letters say"
+    order = memory_order(layout, rank)
+    if rank > 1 and answer == layout_strides(tuple(reversed(order)), sizes):
+        return "those store the dimensions in the opposite order (row-major and column-major swapped)"
+    if answer == tuple(expected[d] for d in order):
+        in_memory, in_sizes = ", ".join(names[d] for d in order), ", ".join(names)
+        return f"those are listed in memory order ({in_memory}); strides go in the sizes' order ({in_sizes})"
+    differ = [d for d in range(rank) if answer[d] != expected[d]]
+    if all(sizes[d] == 1 for d in differ):
+        which = ", ".join(names[d] for d in differ)
+        return (
+            f"only the stride of {which} is off, a dimension of size 1: any stride gives the same offsets there, "
+            "but a packed stride is the product of the sizes inside it"
+        )
+    innermost = order[-1]
+    if answer[innermost] != 1:
+        outside = "each dimension outside it strides over all inside"
+        return f"the innermost dimension ({names[innermost]}) has stride 1; {outside}"
+    off = next(d for d in reversed(order) if answer[d] != expected[d])
+    inside = ", ".join(names[d] for d in order[order.index(off) + 1 :])
+    return f"{names[off]}'s stride is off: a packed stride is the product of the inner sizes ({inside})"
 
 
 def check_buffer_size(
@@ -165,57 +272,57 @@ def check_buffer_size(
     given = _integer(answer)
     if given is None:
         return _not_a("the size as an integer (a count of bytes)", answer)
-    answer = given
-    if answer == expected:
+    if given == expected:
         return Feedback(True, f"the buffer takes {expected} bytes")
     span = desc.last_offset + 1  # elements from offset 0 to the last element's, inclusive
-    if answer == span * desc.element_size:
+    if given == span * desc.element_size:
         return _wrong("the 4-byte rounding is forgotten: DirectML rounds buffer sizes up to a multiple of 4 bytes")
-    if answer in (span, -(-span * desc.element_size // 4) * 4 // desc.element_size) and desc.element_size > 1:
+    if given in (span, -(-span * desc.element_size // 4) * 4 // desc.element_size) and desc.element_size > 1:
         return _wrong("that counts elements; the buffer size is in bytes")
-    if answer in (desc.element_count * desc.element_size, -(-desc.element_count * desc.element_size // 4) * 4):
+    if given in (desc.element_count * desc.element_size, -(-desc.element_count * desc.element_size // 4) * 4):
         return _wrong("that counts the logical elements; the buffer runs from offset 0 to the last element's offset")
     return _wrong(
         "the buffer runs from offset 0 to the last element's offset (the dot product of sizes - 1 and strides)"
     )
 
 
-def _same(given: np.ndarray, expected: np.ndarray) -> bool:
-    return given.shape == expected.shape and bool(np.array_equal(given, expected))
+def _same(given: np.ndarray, expected: np.ndarray | None) -> bool:
+    return expected is not None and given.shape == expected.shape and bool(np.array_equal(given, expected))
 
 
 def _read_output(answer: Any) -> np.ndarray | Feedback:
     """An output answer as float64 numbers, or the reply to an answer that is no nested lists of
-    real numbers (text, complex numbers, ragged lists, other objects)."""
+    real numbers (a lone number, text, complex numbers, ragged lists, other objects)."""
     try:
         given = np.asarray(answer)
     except (ValueError, TypeError, OverflowError):  # ragged lists, or objects no array holds
         given = None
-    if given is None or given.dtype.kind not in "biuf":
+    if given is None or given.dtype.kind not in "biuf" or given.ndim == 0:
         real = ", real ones" if given is not None and given.dtype.kind == "c" else ""
         return _not_a(f"the output as nested lists of numbers{real}", answer)
     return given.astype(np.float64)
 
 
-def _shape_error(given: np.ndarray, expected: np.ndarray) -> Feedback | None:
+def _mismatch(given: np.ndarray, expected: np.ndarray, rule: str) -> Feedback:
+    """The reply to an output with no mistake recognised: its shape, else how many outputs differ,
+    where the first is, and ``rule``."""
     if given.shape != expected.shape:
         return _wrong(
             f"the output has {expected.ndim} dimensions of sizes {list(expected.shape)}, not {list(given.shape)}"
         )
-    return None
+    wrong = np.argwhere(given != expected)
+    first = ", ".join(str(int(i)) for i in wrong[0])
+    differ = "differs" if len(wrong) == 1 else "differ"
+    return _wrong(f"{len(wrong)} of {expected.size} outputs {differ}, the first at output[{first}]; {rule}")
 
 
 def check_slice1(
-    answer: Any,
-    x: Any,
-    window_offsets: Sequence[int],
-    window_sizes: Sequence[int],
-    window_strides: Sequence[int],
+    answer: Any, x: Any, window_offsets: Sequence[int], window_sizes: Sequence[int], window_strides: Sequence[int]
 ) -> Feedback:
     """Check the output of :func:`stridelab.slice1` with these parameters.
 
-    Recognises: a window's end off by one (one element too many or too few), and a negative
-    stride read from the window's start instead of its end.
+    Recognises: a window's end off by one (one element too many or too few), negative strides
+    read from the window's start instead of its end, and otherwise where the first wrong output is.
     """
     from .ops import slice1
 
@@ -232,28 +339,24 @@ def check_slice1(
     answer = _read_output(answer)
     if isinstance(answer, Feedback):
         return answer
-    shape_error = _shape_error(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
     sizes, strides = list(int_tuple("window_sizes", window_sizes)), list(int_tuple("window_strides", window_strides))
-    for i, stride in enumerate(strides):
-        if stride < 0:
-            flipped = run(sizes, [*strides[:i], -stride, *strides[i + 1 :]])
-            if flipped is not None and _same(answer, flipped):
-                return _wrong(
-                    f"window_strides[{i}] is negative: that dimension is copied from the window's end backwards"
-                )
+    negative = [i for i, stride in enumerate(strides) if stride < 0]
+    for flipped in (f for count in range(1, len(negative) + 1) for f in itertools.combinations(negative, count)):
+        if _same(answer, run(sizes, [-s if i in flipped else s for i, s in enumerate(strides)])):
+            named = " and ".join(f"window_strides[{i}]" for i in flipped)
+            those = "that dimension is" if len(flipped) == 1 else "those dimensions are"
+            verb = "is" if len(flipped) == 1 else "are"
+            return _wrong(f"{named} {verb} negative: {those} copied from the window's end backwards")
     for i in range(len(sizes)):
         for step in (-1, 1):
-            shorter = run([*sizes[:i], sizes[i] + step, *sizes[i + 1 :]], strides)
-            if shorter is not None and _same(answer, shorter):
+            if _same(answer, run([*sizes[:i], sizes[i] + step, *sizes[i + 1 :]], strides)):
                 return _wrong(
                     f"the window's end along dimension {i} is off by one: it covers window_offsets[{i}] to "
                     f"window_offsets[{i}] + window_sizes[{i}] - 1"
                 )
-    if shape_error is not None:
-        return shape_error
-    return _wrong("output[o] = input[start + window_strides * o]: check the elements the window reaches")
+    return _mismatch(answer, expected, "output[o] = input[start + window_strides * o]")
 
 
 def check_cumulative_summation(
@@ -261,25 +364,24 @@ def check_cumulative_summation(
 ) -> Feedback:
     """Check the output of :func:`stridelab.cumulative_summation` with these parameters.
 
-    Recognises: an exclusive sum given for an inclusive one (or the reverse), and the direction
-    reversed.
+    Recognises: an exclusive sum given for an inclusive one (or the reverse), the direction
+    reversed, the sum along another axis, and otherwise where the first wrong output is.
     """
     from .ops import cumulative_summation
 
-    def run(direction: str, exclusive: bool) -> np.ndarray:
+    def run(axis: int, direction: str, exclusive: bool) -> np.ndarray:
         result = cumulative_summation(x, axis, direction=direction, exclusive=exclusive)
         return np.asarray(result.tolist(), dtype=np.float64)
 
-    expected = run(direction, exclusive)
+    expected = run(axis, direction, exclusive)
     if answer is ...:
         return _reminder("the output as nested lists of numbers")
     answer = _read_output(answer)
     if isinstance(answer, Feedback):
         return answer
-    shape_error = _shape_error(answer, expected)
     if _same(answer, expected):
         return Feedback(True, "the output the operator writes")
-    if _same(answer, run(direction, not exclusive)):
+    if _same(answer, run(axis, direction, not exclusive)):
         kind = (
             "exclusive: each output leaves its own element out"
             if exclusive
@@ -287,9 +389,12 @@ def check_cumulative_summation(
         )
         return _wrong(f"this sum is {kind}")
     other = "decreasing" if direction.strip().lower().endswith("increasing") else "increasing"
-    if _same(answer, run(other, exclusive)):
+    if _same(answer, run(axis, other, exclusive)):
         first = "first" if other == "decreasing" else "last"
         return _wrong(f"that runs the other way: this sum runs {direction}, from the {first} element")
-    if shape_error is not None:
-        return shape_error
-    return _wrong("each output is the sum of the elements before it along the axis, in the sum's direction")
+    along = operator.index(axis) % expected.ndim
+    for elsewhere in (a for a in range(expected.ndim) if a != along and expected.shape[a] > 1):
+        if _same(answer, run(elsewhere, direction, exclusive)):
+            return _wrong(f"that sums along axis {elsewhere}; this sum runs along axis {axis}")
+    own = "before its own" if exclusive else "up to and including its own"
+    return _mismatch(answer, expected, f"each output sums the elements {own} along axis {axis}")
