@@ -162,7 +162,7 @@ def strided_arrays(shape: Any, dtype: Any, xp: Any = np, elements: Any = None) -
         values = draw(hnp.arrays(found, drawn, elements=elements))
         layout = drawn_layout(drawn, draw, st, negative)
         poison = fills(found)[0][draw(st.integers(0, 1))]
-        _note(hypothesis, f"strided_arrays drew {layout} ({layout.words}), poison {shown(poison)}")
+        _note(hypothesis, f"strided_arrays drew {layout}: {layout.words}; poison {shown(poison)}")
         return place(layout, values, like, poison).array
 
     return draw_array()
