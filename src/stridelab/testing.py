@@ -4,8 +4,11 @@
 column-major, channels-last, permutations, padding after each dimension, every 2nd element,
 negative strides, a storage offset, size-1 dimensions with odd strides, broadcast), over buffers
 whose other slots hold poison, and compares the function's answer with its answer for packed
-inputs. :func:`assert_layouts_ok` raises where a layout fails; :func:`layouts_for` lists the
-layouts for ``pytest.mark.parametrize``. Neither pytest nor hypothesis is needed.
+inputs. :func:`generated` makes inputs of small whole numbers (compared exactly, and shrunk to the
+smallest failing shape); ``check_layouts(..., isolate=True)`` calls a function that may crash or
+fault the GPU in a worker process. :func:`assert_layouts_ok` raises where a layout fails;
+:func:`layouts_for` lists the layouts for ``pytest.mark.parametrize``. Neither pytest nor hypothesis is needed; where hypothesis
+is installed, :func:`strided_arrays` draws arrays in random exact layouts over poisoned buffers.
 
 >>> import numpy as np
 >>> from stridelab.testing import assert_layouts_ok, layouts_for
@@ -20,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ._sanitizer import KINDS, VERDICTS, LayoutCheck, LayoutFailure, ProbeLayout, catalogue, check_layouts, generated
+from ._sanitizer._strategies import strided_arrays
 
 __all__ = [
     "KINDS",
@@ -31,6 +35,7 @@ __all__ = [
     "check_layouts",
     "generated",
     "layouts_for",
+    "strided_arrays",
 ]
 
 
