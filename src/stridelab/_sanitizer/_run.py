@@ -18,6 +18,8 @@ from ..errors import LayoutError
 from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
 from ._catalogue import ProbeLayout, catalogue, packed_strides
 from ._compare import Outcome, Result, Tolerance, judge
+from ._evidence import Evidence
+from ._probe import gather
 from ._report import LayoutCheck, LayoutFailure, Row, Trial
 
 __all__: list[str] = []
@@ -102,6 +104,10 @@ class _Run:
     has_out: bool
 
     def go(self, which: int) -> Result:
+        return self.call(self.place(which))
+
+    def place(self, which: int) -> list[Placed]:
+        """Every argument in its layout, over buffers of poison (or sentinel) ``which``."""
         placed: list[Placed] = []
         for argument, (_, layout) in zip(self.arguments, self.trial.arguments):
             poison, sentinel = (fill[which] for fill in fills(argument.values.dtype))
@@ -110,16 +116,27 @@ class _Run:
                 placed.append(place(layout, values, argument.like, sentinel))
             else:
                 placed.append(place(layout, argument.values_for(layout), argument.like, poison))
-        before = [snapshot(p.buffer) for p in placed]
+        return placed
+
+    def invoke(self, placed: list[Placed]) -> tuple[Any, BaseException | None]:
         inputs = placed[:-1] if self.has_out else placed
-        value, error = _call(self.fn, [p.array for p in inputs], placed[-1].array if self.has_out else None)
+        return _call(self.fn, [p.array for p in inputs], placed[-1].array if self.has_out else None)
+
+    def call(self, placed: list[Placed]) -> Result:
+        before = [snapshot(p.buffer) for p in placed]
+        value, error = self.invoke(placed)
         after = [snapshot(p.buffer) for p in placed]
-        changed_input = any(not np.array_equal(b, a) for b, a in zip(before[: len(inputs)], after))
+        inputs = len(placed) - 1 if self.has_out else len(placed)
+        changed_input = any(not np.array_equal(b, a) for b, a in zip(before[:inputs], after))
         if self.has_out:
             out = placed[-1]
             moved = np.any(before[-1] != after[-1], axis=1) & out.padding_mask()
-            return Result(value, error, changed_input, int(moved.sum()), out)
+            return Result(value, error, changed_input, int(moved.sum()), out, moved)
         return Result(value, error, changed_input, 0, None)
+
+    def evidence(self, outcome: Outcome) -> Evidence:
+        """What the picture of this trial's failure shows (a few more calls of the function)."""
+        return gather(self, outcome, _normal)
 
 
 class _Checker:
@@ -226,7 +243,10 @@ def check_layouts(
             continue
         report.rows.append(Row(trial, outcome.words()))
         if outcome.kinds:
-            report.failures.append(LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail))
+            first = None if report.failures else _Run(checker.fn, trial, arguments, checker.has_out).evidence(outcome)
+            report.failures.append(
+                LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail, evidence=first)
+            )
     return report
 
 
