@@ -17,7 +17,7 @@ __all__: list[str] = []
 
 #: The kinds an answer's elements are marked with, in the order a report lists them.
 ELEMENT_KINDS = ("wrong", "unwritten", "reads-padding")
-_WORDS = {"wrong": "wrong", "unwritten": "unwritten", "reads-padding": "change with the poison"}
+_WORDS = {"wrong": "wrong", "unwritten": "unwritten", "reads-padding": "change{s} with the poison"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +43,10 @@ class OutputMarks:
         counts = self.counts()
         if not counts:
             return f"{self.name}: every element as packed"
-        parts = [f"{count} of {self.size} element{'s' * (self.size != 1)} {_WORDS[kind]}" for kind, count in counts]
+        parts = [
+            f"{count} of {self.size} element{'s' * (self.size != 1)} {_WORDS[kind].format(s='s' * (count == 1))}"
+            for kind, count in counts
+        ]
         return f"{self.name}: " + ", ".join(parts)
 
 
@@ -56,7 +59,8 @@ class BufferView:
     ``undecided`` (searched, not narrowed down before the calls ran out), ``written`` (an
     output's padding written), ``unwritten`` and ``wrong`` (an output's elements).
 
-    ``poison`` counts the poison slots of the whole buffer, ``searched`` those searched for
+    ``poison`` counts the poison slots of the whole buffer, whose first and last slots are
+    ``bounds``; ``searched`` those searched for
     reads one by one (the drawn ones), with ``calls`` more calls of the function; ``beyond``
     where none of the slots first drawn was read and the whole buffer was searched for its lowest
     read slot (then drawn, with the slots around it); ``stopped`` where the calls ran out before
@@ -69,6 +73,7 @@ class BufferView:
     elements: np.ndarray
     marks: dict[str, np.ndarray]
     poison: int
+    bounds: tuple[int, int]
     searched: int = 0
     calls: int = 0
     beyond: bool = False

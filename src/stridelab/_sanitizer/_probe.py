@@ -28,8 +28,9 @@ __all__: list[str] = []
 MAX_PROBE_CALLS = 48
 #: Poison slots drawn before the lowest element and after the highest.
 EDGE = 8
-#: The most slots drawn (and searched) of one buffer.
-BUFFER_SLOTS = 128
+#: The most slots of one buffer drawn (and searched) whole; a longer buffer is drawn in pieces
+#: (its start, its first run of padding, its end: at most 89 slots).
+BUFFER_SLOTS = 96
 #: The most buffers drawn.
 MAX_BUFFERS = 3
 
@@ -51,7 +52,8 @@ class Runner(Protocol):
 def drawn_slots(elements: np.ndarray, budget: int = BUFFER_SLOTS) -> np.ndarray:
     """The slots of a buffer to draw, given its elements' slots: all of them with :data:`EDGE`
     poison slots on each side where they fit ``budget``; else the start, the first run of
-    padding between elements and the end, each with a few slots around it.
+    padding between elements (24 slots of it at most) and the end, each with :data:`EDGE` slots
+    around it.
 
     >>> drawn_slots(np.array([0, 1, 2, 6, 7, 8])).tolist()[:3], drawn_slots(np.array([0, 1])).size
     ([-8, -7, -6], 18)
@@ -61,14 +63,13 @@ def drawn_slots(elements: np.ndarray, budget: int = BUFFER_SLOTS) -> np.ndarray:
         return np.arange(lo - EDGE, hi + EDGE + 1, dtype=np.int64)
     occupied = np.zeros(hi - lo + 1, dtype=bool)
     occupied[elements - lo] = True
-    pieces = [np.arange(lo - EDGE, lo + 32), np.arange(hi - 16, hi + EDGE + 1)]
+    pieces = [np.arange(lo - EDGE, lo + 24), np.arange(hi - EDGE, hi + EDGE + 1)]
     holes = np.flatnonzero(~occupied)
     if holes.size:
         start = lo + int(holes[0])
         run = int(np.argmax(occupied[start - lo :]))  # the hole's length: up to the next element
-        pieces.append(np.arange(start - 16, start + min(run, 32) + 16))
-    drawn = np.unique(np.concatenate(pieces))
-    return drawn[: budget - (EDGE + 17)] if drawn.size > budget else drawn
+        pieces.append(np.arange(start - EDGE, start + min(run, 24) + EDGE))
+    return np.unique(np.concatenate(pieces))
 
 
 def first_elements(elements: np.ndarray, slots: np.ndarray) -> np.ndarray:
@@ -192,7 +193,8 @@ def _view(name: str, layout: ProbeLayout, placed: Placed, out: OutputMarks | Non
                 marks[kind] = (first >= 0) & flat[np.maximum(first, 0)]
     if result is not None and result.written is not None:
         marks["written"] = (first < 0) & result.written[slots + base]
-    return BufferView(name, layout, slots, first, marks, poison)
+    bounds = (-base, int(placed.buffer.shape[0]) - 1 - base)
+    return BufferView(name, layout, slots, first, marks, poison, bounds)
 
 
 class _Answer:

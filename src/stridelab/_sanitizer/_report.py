@@ -6,7 +6,6 @@ internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 from ._catalogue import ProbeLayout
@@ -147,12 +146,11 @@ class LayoutCheck:
             return f"ok, {len(self.rows)} layouts tried"
         return f"{len(self.failures)} of {len(self.rows)} layouts fail"
 
-    def _repr_html_(self) -> str:
-        cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in self.table())
-        head = "<tr><th>layout</th><th>what it is</th><th>verdict</th></tr>"
-        caption = escape(f"check_layouts({self.name}): {self._headline()}")
-        return f"<table><caption>{caption}</caption>{head}{cells}</table>"
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the picture (the layouts tried and the first failure's evidence) as
+        SVG and PNG, and the text form; no HTML, which JupyterLab would show instead of the SVG
+        and, in an untrusted notebook, instead of the PNG."""
+        from ..render.boxes import boxes_bundle
+        from ._picture import check_drawing
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Text and a plain HTML table (no pictures of the layouts yet)."""
-        return {"text/plain": str(self), "text/html": self._repr_html_()}
+        return boxes_bundle(check_drawing(self), str(self))
