@@ -224,6 +224,16 @@ def test_a_failure_without_elements_to_compare_still_draws():
     assert "first failure: input 0 (2,3):(1,2)+0" in words and "RuntimeError: not contiguous" in words
 
 
+def doubled(x):
+    return x * 2
+
+
+def test_an_empty_input_is_checked_and_drawn():
+    check = sl.check_layouts(doubled, np.zeros((0, 3)))
+    assert check.ok and [row[0] for row in check.table()][:2] == ["input 0 (0,3):(3,1)+0", "input 0 (0,3):(1,0)+0"]
+    assert "check_layouts(doubled): ok, 5 layouts tried" in texts(svg_of(check))
+
+
 def test_one_element_changes_with_the_poison():
     def base_buffer_sum(x):  # a scalar from the first x.size slots of the buffer under x
         buffer = x if x.base is None else x.base

@@ -151,7 +151,7 @@ def to_host(value: Any) -> np.ndarray:
 def snapshot(buffer: Any) -> np.ndarray:
     """The bits of every slot of ``buffer`` (so NaN equals NaN)."""
     host = to_host(buffer)
-    return host.view(np.uint8).reshape(host.shape[0], -1).copy()
+    return host.view(np.uint8).reshape(host.shape[0], host.dtype.itemsize).copy()
 
 
 def host_values(value: Any) -> np.ndarray:
