@@ -21,7 +21,7 @@ from ..render import layout as grid_layout
 from ..render.boxes import HATCH, Box, BoxDrawing
 from ..render.layout import MARGIN, Text, text_right
 from ..render.options import DEFAULT_MAX_CELLS
-from ..render.palette import CELL_H, CELL_W, TEXT_ROLES, text_width
+from ..render.palette import BACKGROUND, CELL_H, CELL_W, TEXT_ROLES, text_width
 from ..render.window import Window, strip_items, window
 from ._evidence import BufferView, Evidence, OutputMarks
 
@@ -223,6 +223,7 @@ class _Sheet:
             kind = next((k for k in MARKS if k in masks and masks[k][where]), None)
             data = (("coords", ",".join(map(str, coord))),)
             if kind is None:
+                self.used.add("cell")
                 self.boxes.append(Box(x, y, CELL_W, CELL_H, kind="cell", data=data))
             else:
                 self.used.add(kind)
@@ -237,6 +238,8 @@ class _Sheet:
         entries = [(ELEMENT_FILL, "A", "element (its row-major index, or letter)")] if "element" in self.used else []
         if "poison" in self.used:
             entries.append((HATCH, "x", "poison: a slot that holds no element"))
+        if "cell" in self.used:
+            entries.append((BACKGROUND, "", "an element as in the packed answer"))
         entries += [(f, letter, words) for kind, (f, letter, words) in MARKS.items() if kind in self.used]
         if not entries:
             return
@@ -283,8 +286,8 @@ def _grid_window(shape: tuple[int, ...], masks: dict[str, np.ndarray]) -> Window
     """The window of :data:`DEFAULT_MAX_CELLS` cells of the default drawing, moved to hold the
     first marked element near its middle."""
     fitted = window(shape, DEFAULT_MAX_CELLS)
-    marked = next((m for k, m in masks.items() if k in MARKS and m.any()), None)
-    if marked is None:
+    marked = np.logical_or.reduce([m for k, m in masks.items() if k in MARKS]) if masks else None
+    if marked is None or not marked.any():
         return fitted
     first = np.unravel_index(int(np.argmax(marked)), shape)
     starts = tuple(

@@ -73,13 +73,19 @@ def drawn_slots(elements: np.ndarray, budget: int = BUFFER_SLOTS) -> np.ndarray:
 
 
 def first_elements(elements: np.ndarray, slots: np.ndarray) -> np.ndarray:
-    """For each of ``slots`` (sorted), the row-major index of the first element there, else -1."""
+    """For each of ``slots`` (sorted), the row-major index of the first element there, else -1.
+
+    >>> first_elements(np.array([4, 0, 4, 1]), np.array([-1, 0, 1, 4])).tolist()  # 4 is shared
+    [-1, 1, 3, 0]
+    """
     lo = int(elements.min())
-    first = np.full(int(elements.max()) - lo + 1, -1, dtype=np.int64)
-    first[elements[::-1] - lo] = np.arange(elements.size - 1, -1, -1)  # the lowest index written last
-    inside = (slots >= lo) & (slots < lo + first.size)
+    drawn = np.zeros(int(elements.max()) - lo + 1, dtype=bool)
+    inside = slots[(slots >= lo) & (slots < lo + drawn.size)]
+    drawn[inside - lo] = True
+    hits = np.flatnonzero(drawn[elements - lo])  # the elements in drawn slots, in row-major order
+    where, first = np.unique(elements[hits], return_index=True)  # first occurrences
     found = np.full(slots.size, -1, dtype=np.int64)
-    found[inside] = first[slots[inside] - lo]
+    found[np.searchsorted(slots, where)] = hits[first]
     return found
 
 
