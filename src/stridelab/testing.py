@@ -7,8 +7,9 @@ whose other slots hold poison, and compares the function's answer with its answe
 inputs. :func:`generated` makes inputs of small whole numbers (compared exactly, and shrunk to the
 smallest failing shape); ``check_layouts(..., isolate=True)`` calls a function that may crash or
 fault the GPU in a worker process. :func:`assert_layouts_ok` raises where a layout fails;
-:func:`layouts_for` lists the layouts for ``pytest.mark.parametrize``. Neither pytest nor hypothesis is needed; where hypothesis
-is installed, :func:`strided_arrays` draws arrays in random exact layouts over poisoned buffers.
+:func:`layouts_for` lists the layouts for ``pytest.mark.parametrize``. Neither pytest nor
+hypothesis is needed; where hypothesis is installed, :func:`strided_arrays` draws arrays in random
+exact layouts over poisoned buffers.
 
 >>> import numpy as np
 >>> from stridelab.testing import assert_layouts_ok, layouts_for

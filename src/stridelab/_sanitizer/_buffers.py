@@ -87,6 +87,24 @@ def place(layout: ProbeLayout, values: np.ndarray, like: Any, fill: Any) -> Plac
     return Placed(full[(..., 0, 0)], buffer, slots)
 
 
+def set_slots(buffer: Any, slots: np.ndarray, value: Any, dtype: np.dtype) -> None:
+    """Set ``slots`` of ``buffer`` (NumPy, CuPy or torch, 1-D) to ``value``."""
+    buffer[_index(buffer, slots)] = _to_device(buffer, np.full(slots.size, value, dtype))
+
+
+def poison_range(buffer: Any, start: int, stop: int, keep: np.ndarray, value: Any) -> np.ndarray:
+    """Set the slots ``start:stop`` of ``buffer`` (1-D) to ``value``, but where ``keep`` (for the
+    whole buffer) is set; returns what they held, for :func:`restore_range`."""
+    old = to_host(buffer[start:stop])
+    buffer[start:stop] = _to_device(buffer, np.where(keep[start:stop], old, np.asarray(value, old.dtype)))
+    return old
+
+
+def restore_range(buffer: Any, start: int, old: np.ndarray) -> None:
+    """Put back what :func:`poison_range` returned."""
+    buffer[start : start + old.shape[0]] = _to_device(buffer, old)
+
+
 def packed_copy(values: np.ndarray, like: Any) -> Any:
     """``values`` in a fresh packed array of ``like``'s kind, over a buffer of exactly its elements."""
     strides = tuple(s // max(values.itemsize, 1) for s in np.ascontiguousarray(values).strides)
@@ -133,7 +151,7 @@ def to_host(value: Any) -> np.ndarray:
 def snapshot(buffer: Any) -> np.ndarray:
     """The bits of every slot of ``buffer`` (so NaN equals NaN)."""
     host = to_host(buffer)
-    return host.view(np.uint8).reshape(host.shape[0], -1).copy()
+    return host.view(np.uint8).reshape(host.shape[0], host.dtype.itemsize).copy()
 
 
 def host_values(value: Any) -> np.ndarray:

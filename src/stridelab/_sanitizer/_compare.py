@@ -55,13 +55,15 @@ class Tolerance:
 @dataclass
 class Result:
     """What one call did: its return ``value`` or ``error``, whether an input buffer changed,
-    how many output slots outside the elements changed, and the output placed (if any)."""
+    how many output slots outside the elements changed, and the output placed (if any) with
+    ``written``, where each of its buffer's slots outside the elements changed."""
 
     value: Any
     error: BaseException | None
     changed_input: bool
     padding_writes: int
     out: Placed | None
+    written: np.ndarray | None = None
 
     def normal(self, normal: Callable[[Any], Normal | None]) -> Normal | None:
         if self.out is None:
@@ -71,13 +73,16 @@ class Result:
 
 @dataclass
 class Outcome:
-    """The verdict: the ``kinds`` of :data:`VERDICTS` seen, with element counts and first coordinates."""
+    """The verdict: the ``kinds`` of :data:`VERDICTS` seen, with element counts and first
+    coordinates; ``masks``, one per result array, where each element is wrong, unwritten or
+    changed with the poison (``reads-padding``), for the kinds compared element by element."""
 
     kinds: tuple[str, ...]
     counts: dict[str, int] = field(default_factory=dict)
     first: dict[str, tuple[int, ...]] = field(default_factory=dict)
     detail: str | None = None
     skipped: bool = False
+    masks: tuple[dict[str, np.ndarray], ...] = field(default=(), repr=False, compare=False)
 
     def words(self) -> str:
         if not self.kinds and self.detail and self.detail.startswith("refused"):
@@ -102,6 +107,7 @@ def _sentinel(array: np.ndarray, which: int) -> np.ndarray:
 
 def _compare(reference: Normal, a: Normal, b: Normal, tolerance: Tolerance, out: bool) -> Outcome:
     found: dict[str, np.ndarray] = {}
+    masks: list[dict[str, np.ndarray]] = []
     inexact = False
     for expected, got, again in zip(reference[1], a[1], b[1]):
         unwritten = _sentinel(got, 0) & _sentinel(again, 1) if out else np.zeros(got.shape, bool)
@@ -109,8 +115,10 @@ def _compare(reference: Normal, a: Normal, b: Normal, tolerance: Tolerance, out:
         exact = Tolerance()
         moved = ~unwritten & ~exact.close(got, again)
         _mark(found, "reads-padding", moved)
+        masks.append({"unwritten": unwritten, "reads-padding": moved})
         if not moved.any():
-            _mark(found, "wrong", ~unwritten & ~tolerance.close(got, expected))
+            masks[-1]["wrong"] = ~unwritten & ~tolerance.close(got, expected)
+            _mark(found, "wrong", masks[-1]["wrong"])
             inexact |= bool((~unwritten & ~exact.close(got, expected)).any())
     kinds = tuple(k for k in VERDICTS if k in found)
     counts = {k: int(found[k].sum()) for k in kinds}
@@ -120,7 +128,7 @@ def _compare(reference: Normal, a: Normal, b: Normal, tolerance: Tolerance, out:
         if inexact and tolerance.reordering
         else None
     )
-    return Outcome(kinds, counts, first, detail)
+    return Outcome(kinds, counts, first, detail, masks=tuple(masks))
 
 
 def _structure(reference: Normal, got: Normal | None) -> str | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from .._validate import shown
 from ._compare import Outcome
+from ._evidence import Evidence
 from ._report import Trial
 
 __all__: list[str] = []
@@ -47,14 +48,16 @@ def check_importable(fn: Any) -> None:
 
 
 def serve(handle: int) -> None:
-    """The worker, on the socket ``handle``: the caller's ``sys.path``, then the checker, then a
-    verdict for each (trial, strict) received, until None."""
+    """The worker, on the socket ``handle``: the caller's ``sys.path``, then the checker, then the
+    answer of the checker's method for each (name, arguments) received ("verdict" or "evidence"),
+    until None."""
     connection = Connection(handle)
     sys.path[:] = connection.recv()
     checker = connection.recv()
     while (request := connection.recv()) is not None:
+        method, arguments = request
         try:
-            connection.send(checker.verdict(*request))
+            connection.send(getattr(checker, method)(*arguments))
         except Exception as error:  # a failure of the check itself goes back to the caller
             connection.send(error)
     connection.close()
@@ -77,19 +80,31 @@ class IsolatedChecker:
         self._worker: tuple[Any, Connection] | None = None
 
     def verdict(self, trial: Trial, strict: bool) -> Outcome:
+        answer = self._ask("verdict", trial, strict)
+        if isinstance(answer, str):
+            return Outcome(("raised",), detail=f"the worker process calling the function {answer}")
+        if "raised" in answer.kinds:
+            self.close()  # the exception may have left the process (or its GPU context) unusable
+        return answer
+
+    def evidence(self, trial: Trial, outcome: Outcome) -> Evidence | None:
+        """The picture's evidence of a failure, or None where gathering it ended the worker."""
+        answer = self._ask("evidence", trial, outcome)
+        return None if isinstance(answer, str) else answer
+
+    def _ask(self, method: str, *arguments: Any) -> Any:
+        """The worker's answer, or how the worker ended (a str) where it died answering."""
         process, connection = self._worker or self._start()
         try:
-            connection.send((trial, strict))
+            connection.send((method, arguments))
             answer = connection.recv()
         except (EOFError, OSError):
             self._worker = None
             connection.close()
-            return Outcome(("raised",), detail=f"the worker process calling the function {_ended(process.wait())}")
+            return _ended(process.wait())
         if isinstance(answer, Exception):
             self.close()
             raise answer
-        if "raised" in answer.kinds:
-            self.close()  # the exception may have left the process (or its GPU context) unusable
         return answer
 
     def _start(self) -> tuple[Any, Connection]:

@@ -6,10 +6,10 @@ internal: re-exported by :mod:`stridelab` and :mod:`stridelab.testing`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 from ._catalogue import ProbeLayout
+from ._evidence import Evidence
 
 __all__: list[str] = []
 
@@ -53,13 +53,16 @@ class Trial:
 class LayoutFailure:
     """A layout (or several, one per argument) a function got wrong: the ``kinds`` of
     :data:`VERDICTS` seen, the elements each concerns (``counts``), the ``first`` coordinates of
-    a wrong or unwritten element, and the ``exception`` raised, if any."""
+    a wrong or unwritten element, and the ``exception`` raised, if any. The first failure of a
+    check keeps its ``evidence`` for the picture: where each array of the answer is wrong or
+    unwritten, and which poison slots of the drawn buffers the function reads."""
 
     trial: Trial
     kinds: tuple[str, ...]
     counts: dict[str, int] = field(default_factory=dict)
     first: dict[str, tuple[int, ...]] = field(default_factory=dict)
     exception: str | None = None
+    evidence: Evidence | None = field(default=None, repr=False, compare=False)
 
     @property
     def layouts(self) -> tuple[tuple[str, ProbeLayout], ...]:
@@ -127,10 +130,19 @@ class LayoutCheck:
         widths = [max(len(row[i]) for row in rows) for i in range(2)]
         lines = [f"check_layouts({self.name}): {self._headline()}"]
         lines += [f"{a.ljust(widths[0])}  {b.ljust(widths[1])}  {c}" for a, b, c in rows]
+        lines += self._first_failure()
         lines += [f"skipped {what}: {why}" for what, why in self.skipped]
         if self.smallest is not None:
             lines.append(f"smallest failing case: {self.smallest.summary()}")
         return "\n".join(lines)
+
+    def _first_failure(self) -> list[str]:
+        """The first failure's counts (and the poison reads found), where it kept its evidence."""
+        evidence = self.failures[0].evidence if self.failures else None
+        found = evidence.lines() if evidence is not None else []
+        if not found:
+            return []
+        return [f"first failure, {self.failures[0].trial.notation()}: {found[0]}", *(f"  {line}" for line in found[1:])]
 
     def __repr__(self) -> str:
         return str(self)
@@ -140,12 +152,11 @@ class LayoutCheck:
             return f"ok, {len(self.rows)} layouts tried"
         return f"{len(self.failures)} of {len(self.rows)} layouts fail"
 
-    def _repr_html_(self) -> str:
-        cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in self.table())
-        head = "<tr><th>layout</th><th>what it is</th><th>verdict</th></tr>"
-        caption = escape(f"check_layouts({self.name}): {self._headline()}")
-        return f"<table><caption>{caption}</caption>{head}{cells}</table>"
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the picture (the layouts tried and the first failure's evidence) as
+        SVG and PNG, and the text form; no HTML, which JupyterLab would show instead of the SVG
+        and, in an untrusted notebook, instead of the PNG."""
+        from ..render.boxes import boxes_bundle
+        from ._picture import check_drawing
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Text and a plain HTML table (no pictures of the layouts yet)."""
-        return {"text/plain": str(self), "text/html": self._repr_html_()}
+        return boxes_bundle(check_drawing(self), str(self))

@@ -21,8 +21,10 @@ from ..errors import LayoutError
 from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
 from ._catalogue import ProbeLayout, catalogue, packed_strides
 from ._compare import Outcome, Result, Tolerance, judge
+from ._evidence import Evidence
 from ._generated import Generated
 from ._isolate import IsolatedChecker, check_importable
+from ._probe import gather
 from ._report import LayoutCheck, LayoutFailure, Row, Trial
 from ._shrink import smallest, why_not_shrunk
 
@@ -125,6 +127,10 @@ class _Run:
     has_out: bool
 
     def go(self, which: int) -> Result:
+        return self.call(self.place(which))
+
+    def place(self, which: int) -> list[Placed]:
+        """Every argument in its layout, over buffers of poison (or sentinel) ``which``."""
         placed: list[Placed] = []
         for argument, (_, layout) in zip(self.arguments, self.trial.arguments):
             poison, sentinel = (fill[which] for fill in fills(argument.values.dtype))
@@ -133,16 +139,27 @@ class _Run:
                 placed.append(place(layout, values, argument.like, sentinel))
             else:
                 placed.append(place(layout, argument.values_for(layout), argument.like, poison))
-        before = [snapshot(p.buffer) for p in placed]
+        return placed
+
+    def invoke(self, placed: list[Placed]) -> tuple[Any, BaseException | None]:
         inputs = placed[:-1] if self.has_out else placed
-        value, error = _call(self.fn, [p.array for p in inputs], placed[-1].array if self.has_out else None)
+        return _call(self.fn, [p.array for p in inputs], placed[-1].array if self.has_out else None)
+
+    def call(self, placed: list[Placed]) -> Result:
+        before = [snapshot(p.buffer) for p in placed]
+        value, error = self.invoke(placed)
         after = [snapshot(p.buffer) for p in placed]
-        changed_input = any(not np.array_equal(b, a) for b, a in zip(before[: len(inputs)], after))
+        inputs = len(placed) - 1 if self.has_out else len(placed)
+        changed_input = any(not np.array_equal(b, a) for b, a in zip(before[:inputs], after))
         if self.has_out:
             out = placed[-1]
             moved = np.any(before[-1] != after[-1], axis=1) & out.padding_mask()
-            return Result(value, error, changed_input, int(moved.sum()), out)
+            return Result(value, error, changed_input, int(moved.sum()), out, moved)
         return Result(value, error, changed_input, 0, None)
+
+    def evidence(self, outcome: Outcome) -> Evidence:
+        """What the picture of this trial's failure shows (a few more calls of the function)."""
+        return gather(self, outcome, _normal)
 
 
 class _Checker:
@@ -176,6 +193,10 @@ class _Checker:
         if error is None and self.has_out:
             value = to_host(args[-1])
         return (None if error else _normal(value)), error
+
+    def evidence(self, trial: Trial, outcome: Outcome) -> Evidence:
+        """What the picture of ``trial``'s failure shows (a few more calls of the function)."""
+        return _Run(self.fn, trial, self.arguments, self.has_out).evidence(outcome)
 
     def verdict(self, trial: Trial, strict: bool) -> Outcome:
         reference, problem = self.reference(trial)
@@ -289,11 +310,12 @@ def _run_trials(
             continue
         report.rows.append(Row(trial, outcome.words()))
         if outcome.kinds:
-            report.failures.append(_failure(trial, outcome))
+            evidence = None if report.failures else checker.evidence(trial, outcome)
+            report.failures.append(_failure(trial, outcome, evidence))
 
 
-def _failure(trial: Trial, outcome: Outcome) -> LayoutFailure:
-    return LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail)
+def _failure(trial: Trial, outcome: Outcome, evidence: Evidence | None = None) -> LayoutFailure:
+    return LayoutFailure(trial, outcome.kinds, outcome.counts, outcome.first, outcome.detail, evidence=evidence)
 
 
 def _shrink(report: LayoutCheck, checks: _Checks, arguments: list[Argument]) -> None:
