@@ -63,6 +63,11 @@ def nan_masked_pitch_max(x):  # nanmax over the row pitch: the padding is read, 
     return np.nanmax(as_strided(x, (x.shape[0], pitch), (x.strides[0], x.itemsize)), axis=1)
 
 
+def nan_masked_pitch_min(x):  # the same read, seen only by a poison below every value
+    pitch = x.strides[0] // x.itemsize
+    return np.nanmin(as_strided(x, (x.shape[0], pitch), (x.strides[0], x.itemsize)), axis=1)
+
+
 def write_through_copy(x, out):
     target = np.ascontiguousarray(out)
     target[...] = x * 2
@@ -105,6 +110,7 @@ BUGS = [
     (nchw_arithmetic, IMAGE, "wrong", "(2,3,2,2):(12,1,6,3)+0"),
     (row_pitch_sum, X, "reads-padding", "(2,3):(6,1)+0"),
     (nan_masked_pitch_max, X, "reads-padding", "(2,3):(6,1)+0"),
+    (nan_masked_pitch_min, X, "reads-padding", "(2,3):(6,1)+0"),
     (doubles_its_input, INTS, "writes-input", "(2,3,4):(0,4,1)+0"),
     (size1_stride_as_step, X.reshape(6, 1)[:4], "wrong", "(4,1):(1,0)+0"),
     (size1_stride_as_step, X.reshape(6, 1)[:4], "reads-padding", "(4,1):(1,9)+0"),

@@ -104,7 +104,7 @@ def test_layouts_vary_and_include_packed():
 
 @pytest.mark.parametrize(
     ("dtype", "poisons"),
-    [(np.float32, {"9000.0", "nan"}), (np.int32, {"2147483646", "-2147483646"}), (np.uint8, {"254", "2"})],
+    [(np.float32, {"9000.0", "-inf"}), (np.int32, {"2147483646", "-2147483646"}), (np.uint8, {"254", "2"})],
     ids=str,
 )
 def test_every_slot_that_holds_no_element_holds_poison(dtype, poisons):

@@ -24,11 +24,15 @@ MARGIN_MIN = 64
 
 
 def fills(dtype: np.dtype) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
-    """Two poisons and two sentinels for ``dtype``, all four different."""
+    """Two poisons and two sentinels for ``dtype``, all four different.
+
+    The float poisons are 9000 and minus infinity: a padding read then changes a maximum, a minimum,
+    a sum, a sign test or a product with 0 (minus infinity times 0 is NaN), and neither poison is
+    NaN, which NaN-masking functions would skip."""
     if dtype.kind == "f":
-        return (9000.0, np.nan), (-8000.0, np.nan)
+        return (9000.0, -np.inf), (-8000.0, np.nan)
     if dtype.kind == "c":
-        return (9000.0, complex(np.nan, 1)), (-8000.0, complex(1, np.nan))
+        return (9000.0, complex(-np.inf, 1)), (-8000.0, complex(1, np.nan))
     if dtype.kind == "b":
         return (True, False), (True, False)
     info = np.iinfo(dtype)
@@ -36,8 +40,10 @@ def fills(dtype: np.dtype) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
 
 
 def margin(sizes: tuple[int, ...]) -> int:
-    """The poisoned slots on each side of a layout: several times the packed span."""
-    return max(MARGIN_MIN, 8 * int(np.prod(sizes, dtype=np.int64)))
+    """The poisoned slots on each side of a layout: twice the packed span (at least
+    :data:`MARGIN_MIN`), so that a read as if packed from either end of any catalogue layout, or
+    one span beyond it, lands in poison rather than in a fault."""
+    return max(MARGIN_MIN, 2 * int(np.prod(sizes, dtype=np.int64)))
 
 
 def element_slots(layout: ProbeLayout, start: int) -> np.ndarray:
@@ -69,22 +75,28 @@ def place(layout: ProbeLayout, values: np.ndarray, like: Any, fill: Any) -> Plac
     """``values`` (host, of ``layout.sizes``) in ``layout`` over a buffer of ``like``'s kind whose
     other slots hold ``fill``; margins of :func:`margin` slots before and after."""
     edge = margin(layout.sizes)
-    low = -sum((n - 1) * s for n, s in zip(layout.sizes, layout.strides) if s < 0)
-    front = edge + layout.offset - low
-    # two dimensions of size 2 reach the margins, so that the array's buffer is every slot
-    full = build_array(
-        (*layout.sizes, 2, 2),
-        (*layout.strides, edge, -front),
-        dtype=_dtype_for(like, values.dtype),
-        like=_module_for(like),
-        offset=edge + layout.offset,
-        fill=fill,
+    high = sum((n - 1) * s for n, s in zip(layout.sizes, layout.strides) if s > 0)
+    start = edge + layout.offset  # coordinate 0's slot: the layout's offset leaves room for negative strides
+    flat = build_array(
+        (start + high + 1 + edge,), (1,), dtype=_dtype_for(like, values.dtype), like=_module_for(like), fill=fill
     )
-    read = read_array(full)
-    slots = element_slots(layout, read.offset + 0)
-    buffer = read.buffer
+    buffer = read_array(flat).array  # NumPy or CuPy over every slot, a torch tensor's too
+    slots = element_slots(layout, start)
     buffer[_index(buffer, slots)] = _to_device(buffer, values.reshape(-1))
-    return Placed(full[(..., 0, 0)], buffer, slots)
+    return Placed(_view(flat, layout, start), buffer, slots)
+
+
+def _view(flat: Any, layout: ProbeLayout, start: int) -> Any:
+    """``layout`` over the 1-D ``flat``, coordinate 0 at slot ``start``: the array's base is the
+    whole buffer, margins included."""
+    if is_torch(flat):
+        return flat.as_strided(layout.sizes, layout.strides, start)
+    byte_strides = tuple(s * flat.itemsize for s in layout.strides)
+    if isinstance(flat, np.ndarray):
+        return np.ndarray(layout.sizes, flat.dtype, flat, start * flat.itemsize, byte_strides)
+    import cupy
+
+    return cupy.ndarray(layout.sizes, flat.dtype, flat.data + start * flat.itemsize, byte_strides)
 
 
 def set_slots(buffer: Any, slots: np.ndarray, value: Any, dtype: np.dtype) -> None:
@@ -109,7 +121,8 @@ def packed_copy(values: np.ndarray, like: Any) -> Any:
     """``values`` in a fresh packed array of ``like``'s kind, over a buffer of exactly its elements."""
     strides = tuple(s // max(values.itemsize, 1) for s in np.ascontiguousarray(values).strides)
     array = build_array(values.shape, strides, dtype=_dtype_for(like, values.dtype), like=_module_for(like))
-    array[...] = _to_device(array, values)
+    view = read_array(array).array  # NumPy or CuPy: a torch tensor takes no NumPy values
+    view[...] = _to_device(view, values)
     return array
 
 

@@ -26,7 +26,7 @@ from ._catalogue import ProbeLayout
 
 __all__: list[str] = []
 
-MAX_ELEMENTS = 1 << 20  # the buffer holds margins of 8 times the elements on each side
+MAX_ELEMENTS = 1 << 20  # the buffer holds margins of twice the elements on each side
 MAX_PAD = 3  # slots of padding after a dimension's run
 MAX_STEP = 3  # the innermost stride, in elements
 MAX_OFFSET = 5  # slots before the lowest element
