@@ -241,3 +241,14 @@ def test_one_element_changes_with_the_poison():
 
     check = sl.check_layouts(base_buffer_sum, X, layouts=["padded"])
     assert evidence_of(check).outputs[0].words() == "result: 1 of 1 element changes with the poison"
+
+
+def test_the_answer_grid_names_the_arrays_own_dimensions_by_index():
+    # an array's axes are its own, not DirectML's N, C, H, W
+    def innermost_one(x):
+        return as_strided(x, x.shape, (*x.strides[:-1], x.itemsize)).copy()
+
+    check = sl.check_layouts(innermost_one, np.arange(24.0).reshape(2, 3, 4), layouts=["column-major"])
+    words = texts(svg_of(check))
+    assert "rows dim 1, columns dim 2; tiles dim 0 down" in words
+    assert not any("rows H" in text for text in words)

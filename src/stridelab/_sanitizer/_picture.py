@@ -215,7 +215,9 @@ class _Sheet:
         for note in win.notes(shape):
             self.line(note, "note")
         texts: list[Text] = []
-        cells, _right, bottom = grid_layout.logical_view(desc, win, texts, MARGIN, self.y - 14, 16, CELL_W, WIDTH)
+        cells, _right, bottom = grid_layout.logical_view(
+            desc, win, texts, MARGIN, self.y - 14, 16, CELL_W, WIDTH, letters=False
+        )
         self.texts.extend(t for t in texts if t.role != "caption")  # the caption above says what it is
         coords = cells["cell_coords"]
         for x, y, coord in zip(cells["cell_x"].tolist(), cells["cell_y"].tolist(), coords.tolist()):

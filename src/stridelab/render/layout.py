@@ -53,16 +53,26 @@ def text_right(t: Text) -> int:
 
 
 def logical_view(
-    desc: TensorDesc, win: Window, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int, width: int
+    desc: TensorDesc,
+    win: Window,
+    texts: list[Text],
+    x0: int,
+    y0: int,
+    columns: int,
+    cell_w: int,
+    width: int,
+    letters: bool = True,
 ):
-    """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom."""
+    """Cell positions of the logical view (tiles of 2-D grids) and the view's right and bottom.
+    ``letters``: name the dimensions by DirectML's letters (a description's sizes are N, C, H, W),
+    else by index (an array's own axes)."""
     rank = desc.dimension_count
     tiles_r = win.counts[-4] if rank >= 4 else win.counts[0] if rank == 3 else 1
     tiles_c = win.counts[-3] if rank >= 4 else 1
     # a long column of tiles (C one index) is laid across instead, wrapped like C's tiles
     across = tiles_c == 1 and tiles_r > MAX_TILES_DOWN
     texts.append(Text(x0, y0 + 12, "logical view", "caption"))
-    texts.append(Text(x0, y0 + 26, _axes(desc, columns, across), "axes"))
+    texts.append(Text(x0, y0 + 26, _axes(desc, columns, across, letters), "axes"))
     top = y0 + 34
     coords = win.coords()
     rows, cols, grid_r, grid_c, tile_r, tile_c, row_names, col_names = _grid(win, coords, rank, columns)
@@ -117,12 +127,12 @@ def _grid(win: Window, coords: np.ndarray, rank: int, columns: int) -> tuple:
     return rows, cols, grid_r, grid_c, tile_r, tile_c, row_names, col_names
 
 
-def _axes(desc: TensorDesc, columns: int, across: bool) -> str:
+def _axes(desc: TensorDesc, columns: int, across: bool, by_letter: bool) -> str:
     """Which dimension runs along the rows, the columns and the tiles of the logical view."""
     rank = desc.dimension_count
     if rank == 1:
         return f"index, {columns} to a row"
-    letters = DIMENSION_LETTERS.get(rank)
+    letters = DIMENSION_LETTERS.get(rank) if by_letter else None
     name = (lambda i: letters[i]) if letters else (lambda i: f"dim {i}")
     axes = f"rows {name(rank - 2)}, columns {name(rank - 1)}"
     if across:
