@@ -139,6 +139,9 @@ def test_isolate_turns_a_crash_into_a_failing_layout(crashing):
     assert len(check.rows) == 9 and len(check.failures) == 2
     assert verdicts["negative"] == "raised: the worker process calling the function was killed by SIGSEGV"
     assert verdicts["padded"] == verdicts["column-major"] == "ok"
+    # the picture of a layout that raised draws its buffer without calling the function again
+    assert [view.calls for view in check.failures[0].evidence.buffers] == [0]
+    assert "image/png" in check._repr_mimebundle_()[0]
     exited = check_layouts(crashing.exit_on_broadcast, generated((2, 3)), isolate=True)
     assert [failure.exception for failure in exited.failures] == [
         "the worker process calling the function ended with exit status 3"
@@ -149,6 +152,7 @@ def test_isolate_gives_the_same_verdicts_as_a_call_in_this_process():
     alone = check_layouts(innermost_stride_assumed, generated((2, 3, 4)))
     isolated = check_layouts(innermost_stride_assumed, generated((2, 3, 4)), isolate=True)
     assert isolated.table() == alone.table() and isolated.smallest == alone.smallest
+    assert str(isolated) == str(alone)  # the first failure's evidence, gathered in the worker, included
 
 
 def test_isolate_refuses_a_function_it_cannot_import():

@@ -88,8 +88,12 @@ class IsolatedChecker:
         return answer
 
     def evidence(self, trial: Trial, outcome: Outcome) -> Evidence | None:
-        """The picture's evidence of a failure, or None where gathering it ended the worker."""
-        answer = self._ask("evidence", trial, outcome)
+        """The picture's evidence of a failure, or None where gathering it ended the worker or
+        failed (a GPU fault of the function leaves the worker's device unusable)."""
+        try:
+            answer = self._ask("evidence", trial, outcome)
+        except Exception:  # the picture is drawn without the evidence
+            return None
         return None if isinstance(answer, str) else answer
 
     def _ask(self, method: str, *arguments: Any) -> Any:

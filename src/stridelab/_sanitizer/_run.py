@@ -149,7 +149,12 @@ class _Run:
     def call(self, placed: list[Placed]) -> Result:
         before = [snapshot(p.buffer) for p in placed]
         value, error = self.invoke(placed)
-        after = [snapshot(p.buffer) for p in placed]
+        try:
+            after = [snapshot(p.buffer) for p in placed]
+        except Exception:  # a GPU fault of the call makes every later copy fail: the call's error is the news
+            if error is None:
+                raise
+            return Result(None, error, False, 0, None)
         inputs = len(placed) - 1 if self.has_out else len(placed)
         changed_input = any(not np.array_equal(b, a) for b, a in zip(before[:inputs], after))
         if self.has_out:
@@ -206,7 +211,9 @@ class _Checker:
         if problem is not None:
             return Outcome((), {}, {}, problem, skipped=True)
         run = _Run(self.fn, trial, self.arguments, self.has_out)
-        return judge(reference, run.go(0), run.go(1), self.tolerance, strict, _normal)
+        first = run.go(0)
+        second = first if first.error is not None else run.go(1)  # an error decides the verdict alone
+        return judge(reference, first, second, self.tolerance, strict, _normal)
 
 
 def _normal(value: Any) -> tuple[str, list[np.ndarray]] | None:
