@@ -1,6 +1,7 @@
 """check_layouts on the GPU: CuPy RawKernels that assume packed memory, ignore the storage offset or
 take the innermost stride as 1, each caught with its kinds per layout; a kernel that takes sizes
-and signed element strides, and CuPy ports of NumPy functions, passed; strided_arrays on CuPy."""
+and signed element strides passed; CuPy ports of the NumPy tests' buggy functions (12 classes,
+2 of them output bugs) caught and of 12 correct ones passed; strided_arrays on CuPy."""
 
 import functools
 
@@ -162,14 +163,69 @@ def doubles_its_input(x):
     return x.copy()
 
 
+def allocation_as_packed(x):  # the allocation's first x.size slots, as if they were x
+    return cupy.ndarray(x.shape, x.dtype, cupy.cuda.MemoryPointer(x.data.mem, 0)) * 2
+
+
+def partial_contiguity_check(x):  # checks only the last stride before treating x as packed
+    if x.strides[-1] == x.itemsize:
+        return as_strided(x, x.shape, (x.shape[1] * x.itemsize, x.itemsize)).copy()
+    return cupy.ascontiguousarray(x)
+
+
+def offset_ignored(x):  # x's strides, from the start of its allocation
+    return cupy.ndarray(x.shape, x.dtype, cupy.cuda.MemoryPointer(x.data.mem, 0), x.strides).copy()
+
+
+def nan_masked_pitch_min(x):  # nanmin over the row pitch: the padding is read
+    pitch = x.strides[0] // x.itemsize
+    return cupy.nanmin(as_strided(x, (x.shape[0], pitch), (x.strides[0], x.itemsize)), axis=1)
+
+
+def size1_stride_as_step(x):  # the step between elements of a (4, 1) column taken from strides[1]
+    return as_strided(x, (x.shape[0],), (x.strides[1],)).copy()
+
+
+def writes_its_broadcast_input(x):  # an in-place update through a stride-0 view
+    x += 1
+    return x.copy()
+
+
 BUGS = [
+    (allocation_as_packed, X, "reads-padding", "(2,3):(3,1)+0"),
     (innermost_stride_assumed, X, "reads-padding", "(2,3):(6,2)+0"),
     (innermost_stride_assumed, X, "wrong", "(2,3):(1,2)+0"),
-    (row_pitch_sum, X, "reads-padding", "(2,3):(6,1)+0"),
+    (partial_contiguity_check, X, "reads-padding", "(2,3):(6,1)+0"),
+    (offset_ignored, X, "reads-padding", "(2,3):(3,1)+3"),
     (negative_sign_dropped, X, "reads-padding", "(2,3):(-3,1)+3"),
     (memory_as_nchw, IMAGE, "wrong", "(2,3,2,2):(12,1,6,3)+0"),
+    (row_pitch_sum, X, "reads-padding", "(2,3):(6,1)+0"),
+    (nan_masked_pitch_min, X, "reads-padding", "(2,3):(6,1)+0"),
     (doubles_its_input, INTS, "writes-input", "(2,3,4):(12,4,1)+0"),
+    (writes_its_broadcast_input, X, "writes-input", "(2,3):(0,1)+0"),
+    (size1_stride_as_step, X.reshape(6, 1)[:4], "wrong", "(4,1):(1,0)+0"),
+    (size1_stride_as_step, X.reshape(6, 1)[:4], "reads-padding", "(4,1):(1,9)+0"),
 ]
+
+
+def write_through_copy(x, out):
+    target = cupy.ascontiguousarray(out)
+    target[...] = x * 2
+
+
+def write_packed_span(x, out):
+    as_strided(out, (out.size,), (out.itemsize,))[:] = (x * 2).ravel()
+
+
+@pytest.mark.parametrize(
+    ("fn", "kind", "layout"),
+    [(write_through_copy, "unwritten", "(2,3):(6,1)+0"), (write_packed_span, "writes-padding", "(2,3):(6,1)+0")],
+    ids=["write_through_copy", "write_packed_span"],
+)
+def test_a_cupy_output_bug_is_caught_with_its_kind(fn, kind, layout):
+    check = check_layouts(fn, cupy.asarray(X), out=cupy.zeros((2, 3)))
+    kinds = {str(f.layouts[-1][1]): f.kinds for f in check.failures if f.layouts[0][1].kind == "packed"}
+    assert kind in kinds.get(layout, ()), str(check)
 
 
 @pytest.mark.parametrize(("fn", "x", "kind", "layout"), BUGS, ids=lambda v: getattr(v, "__name__", None))
@@ -188,6 +244,10 @@ CORRECT = [
     ("matmul", cupy.matmul, (X, X.T.copy())),
     ("sort", lambda x: cupy.sort(x, axis=1), (RANDOM,)),
     ("transpose copy", lambda x: cupy.ascontiguousarray(x.T), (IMAGE,)),
+    ("mean over 0 and 2", lambda x: x.mean(axis=(0, 2)), (RANDOM,)),
+    ("sum in float64", lambda x: x.astype(cupy.float64).sum(axis=1), (RANDOM,)),
+    ("NaN-ignoring min", lambda x: cupy.nanmin(x, axis=1), (np.where(X == 5, np.nan, X),)),
+    ("reversed cumsum", lambda x: cupy.cumsum(x[..., ::-1], axis=-1)[..., ::-1], (INTS,)),
 ]
 
 
