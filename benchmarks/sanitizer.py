@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from cpu import cpu_model  # benchmarks/cpu.py, beside this script
 
 import stridelab as sl
 
@@ -115,18 +116,6 @@ def cupy_or_why() -> tuple[Any, str | None]:
         return None, "CuPy sees no usable CUDA GPU"
     except Exception as error:  # a broken CUDA install is the same as none here
         return None, f"CuPy's CUDA is unusable ({type(error).__name__}: {error})"
-
-
-def cpu_model() -> str:
-    """The CPU's model name (Linux), else what the platform module knows."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main() -> None:
