@@ -352,3 +352,54 @@ def test_the_check_command(tmp_path, monkeypatch, capsys):
     assert main(["check", "kernels_under_check", "--shape", "2,3"]) == 2
     assert main(["check", "kernels_under_check:missing", "--shape", "2,3"]) == 2
     assert "cannot import kernels_under_check:missing" in capsys.readouterr().err
+
+
+def test_a_check_that_tried_nothing_is_not_ok():
+    check = check_layouts(np.ndarray, X)  # the packed call raises: every layout is skipped
+    assert not check.ok and str(check).startswith("check_layouts(ndarray): nothing tried, 9 skipped")
+    with pytest.raises(AssertionError, match="ndarray: no layout could be tried: the packed call raised TypeError"):
+        check.assert_ok()
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"layouts": []}, sl.LayoutError, r"layouts = \[\] names no layout"),
+        ({"layouts": "padded"}, TypeError, "layouts must be a list of layout kinds"),
+        ({"layouts": [ProbeLayout((3, 2), (2, 1))]}, sl.LayoutError, r"whose sizes are no argument's: \[\(2, 3\)\]"),
+        ({"layouts": [ProbeLayout((2, 3), (1, 1))]}, sl.LayoutError, "no two elements may share a slot"),
+        ({"seed": -1}, sl.LayoutError, "seed = -1 must be at least 0"),
+        ({"isolate": "yes"}, TypeError, "isolate must be True or False"),
+    ],
+)
+def test_bad_options_are_refused_by_name(options, error, message):
+    with pytest.raises(error, match=message):
+        check_layouts(np.negative, X, **options)
+
+
+def test_other_names_of_channels_last_and_numpy_tolerances_are_taken():
+    image = IMAGE
+    assert [str(r.trial.arguments[0][1]) for r in check_layouts(np.negative, image, layouts=["nhwc"]).rows] == [
+        "(2,3,2,2):(12,1,6,3)+0"
+    ]
+    assert check_layouts(np.negative, X, rtol=np.float32(1e-3)).ok
+
+
+def test_bool_complex_and_0d_arrays_are_checked():
+    assert check_layouts(lambda a: a.any(axis=0), np.array([[True, False, False], [False, False, True]])).ok
+    assert check_layouts(lambda a: a.conj().sum(axis=0), X * (1 + 2j)).ok
+    assert check_layouts(lambda a: a * 2, np.array(3.0)).ok
+    with pytest.raises(sl.LayoutError, match="holds <U1 values: check_layouts compares bool, integer"):
+        check_layouts(lambda a: a, np.array(["a", "b"]))
+
+
+def test_wrong_elements_are_counted_beside_those_that_read_padding():
+    def as_packed_doubled(x):  # reads x's memory from its first element as if packed
+        return (as_strided(x, (x.size,), (x.itemsize,)) * 2).reshape(x.shape)
+
+    values = np.arange(24.0).reshape(2, 3, 4)
+    (failure,) = check_layouts(as_packed_doubled, values, layouts=["padded"]).failures[:1]
+    # padded after dimension 1, strides (15, 4, 1): x[0] lies in slots 0..11, padding in 12..14, x[1]
+    # from slot 15. Elements 0..11 read their own slots; 12..14 read the padding (3 change with the
+    # poison); 15..23 read slots 15..23, which hold elements 12..20 (9 wrong)
+    assert failure.counts == {"wrong": 9, "reads-padding": 3}

@@ -246,9 +246,14 @@ def _check(args: argparse.Namespace, options: list[str]) -> int:
         fn = getattr(importlib.import_module(module_name), function_name)
     except (ImportError, AttributeError) as error:
         raise CommandError(f"cannot import {args.target}: {error}") from error
-    inputs = [generated(shape, dtype) for shape in args.shape]
-    out = generated(args.out_shape, dtype) if args.out_shape else None
-    check = check_layouts(fn, *inputs, out=out, max_layouts=args.max_layouts, strict=args.strict, isolate=args.isolate)
+    try:
+        inputs = [generated(shape, dtype) for shape in args.shape]
+        out = generated(args.out_shape, dtype) if args.out_shape else None
+        check = check_layouts(
+            fn, *inputs, out=out, max_layouts=args.max_layouts, strict=args.strict, isolate=args.isolate
+        )
+    except (LayoutError, TypeError) as error:  # the command's arguments, or a target that is no function
+        raise CommandError(f"cannot check {args.target}: {error}") from error
     for line in str(check).splitlines():
         print(printable(line))
     return 0 if check.ok else RUN_FAILED

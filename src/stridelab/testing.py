@@ -4,7 +4,7 @@
 column-major, channels-last, permutations, padding after each dimension, every 2nd element,
 negative strides, a storage offset, size-1 dimensions with odd strides, broadcast), over buffers
 whose other slots hold poison, and compares the function's answer with its answer for packed
-inputs. :func:`generated` makes inputs of small whole numbers (compared exactly, and shrunk to the
+inputs. :func:`generated` makes inputs of small whole numbers (compared within a tiny bound, shrunk to the
 smallest failing shape); ``check_layouts(..., isolate=True)`` calls a function that may crash or
 fault the GPU in a worker process. :func:`assert_layouts_ok` raises where a layout fails;
 :func:`layouts_for` lists the layouts for ``pytest.mark.parametrize``. Neither pytest nor

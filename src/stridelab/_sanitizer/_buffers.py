@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import build_array, is_torch, read_array
+from .._arrays import as_array, build_array, is_torch
 from .._validate import shown
 from ..backend import is_cupy_array
-from ._catalogue import ProbeLayout
+from ..errors import LayoutError
+from ._catalogue import MAX_ELEMENTS, ProbeLayout, packed_strides
 
 __all__: list[str] = []
 
@@ -80,7 +81,7 @@ def place(layout: ProbeLayout, values: np.ndarray, like: Any, fill: Any) -> Plac
     flat = build_array(
         (start + high + 1 + edge,), (1,), dtype=_dtype_for(like, values.dtype), like=_module_for(like), fill=fill
     )
-    buffer = read_array(flat).array  # NumPy or CuPy over every slot, a torch tensor's too
+    buffer = as_array(flat)  # NumPy or CuPy over every slot, a torch tensor's too
     slots = element_slots(layout, start)
     buffer[_index(buffer, slots)] = _to_device(buffer, values.reshape(-1))
     return Placed(_view(flat, layout, start), buffer, slots)
@@ -119,9 +120,9 @@ def restore_range(buffer: Any, start: int, old: np.ndarray) -> None:
 
 def packed_copy(values: np.ndarray, like: Any) -> Any:
     """``values`` in a fresh packed array of ``like``'s kind, over a buffer of exactly its elements."""
-    strides = tuple(s // max(values.itemsize, 1) for s in np.ascontiguousarray(values).strides)
+    strides = packed_strides(values.shape)
     array = build_array(values.shape, strides, dtype=_dtype_for(like, values.dtype), like=_module_for(like))
-    view = read_array(array).array  # NumPy or CuPy: a torch tensor takes no NumPy values
+    view = as_array(array)  # NumPy or CuPy: a torch tensor takes no NumPy values
     view[...] = _to_device(view, values)
     return array
 
@@ -159,6 +160,34 @@ def to_host(value: Any) -> np.ndarray:
     if is_torch(value):
         return np.asarray(value.detach().cpu().numpy()).copy()
     return np.array(value, copy=True)
+
+
+#: torch's data types that NumPy has too (bfloat16 and the float8 types it has not).
+_TORCH_ON_HOST = {"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16"}
+_TORCH_ON_HOST |= {"float32", "float64", "complex64", "complex128"}
+
+
+def host_copy(name: str, obj: Any) -> np.ndarray:
+    """The values of the array ``obj`` (NumPy, CuPy, torch, anything with an array interface or
+    DLPack) as a NumPy array of their own; LayoutError for values NumPy cannot hold or compare,
+    or for more than :data:`MAX_ELEMENTS` of them."""
+    array = obj if is_torch(obj) else as_array(obj, name)
+    shape = tuple(array.shape)
+    if int(np.prod(shape, dtype=object)) > MAX_ELEMENTS:
+        raise LayoutError(
+            f"{name} has shape {shape}, more than {MAX_ELEMENTS} elements, the most check_layouts takes (each "
+            "layout's buffers hold several copies of it): a layout bug shows on a smaller input too"
+        )
+    if is_torch(array):
+        kind = str(array.dtype).removeprefix("torch.")
+        if kind not in _TORCH_ON_HOST:
+            raise LayoutError(
+                f"{name} is a torch.{kind} tensor: NumPy has no {kind} to compare answers in; check a copy "
+                "in a type NumPy has, e.g. x.float()"
+            )
+    elif array.dtype.kind not in "biufc":
+        raise LayoutError(f"{name} holds {array.dtype} values: check_layouts compares bool, integer, float and complex")
+    return to_host(array)
 
 
 def snapshot(buffer: Any) -> np.ndarray:

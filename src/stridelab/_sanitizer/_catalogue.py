@@ -27,6 +27,8 @@ KINDS = (
     "size-1",
     "broadcast",
 )
+#: The most elements of an argument checked: each layout's buffers hold several copies of it.
+MAX_ELEMENTS = 1 << 24
 PAD = 3  # elements of padding after a dimension: odd, so no accidental alignment
 STEP = 2
 STORAGE_OFFSET = 3
@@ -81,6 +83,8 @@ def _negative_offset(sizes: Sequence[int], strides: Sequence[int]) -> int:
 
 def _orders(sizes: tuple[int, ...]) -> Iterable[tuple[str, str, tuple[int, ...]]]:
     rank = len(sizes)
+    if rank == 0:
+        return
     if rank >= 2:
         yield "column-major", "column-major (dimension 0 innermost)", tuple(reversed(range(rank)))
     if rank in (4, 5):
@@ -172,9 +176,15 @@ def catalogue(sizes: Sequence[int], kinds: Iterable[str] | None = None) -> list[
     return found
 
 
+#: Other names people give some kinds.
+ALIASES = {"nhwc": "channels-last", "ndhwc": "channels-last", "channels_last": "channels-last"}
+
+
 def _kinds(kinds: Iterable[str]) -> list[str]:
-    kinds = list(kinds)
+    found = []
     for kind in kinds:
+        kind = ALIASES.get(kind.lower(), kind) if isinstance(kind, str) else kind
         if kind not in KINDS:
             raise LayoutError(f"kinds has {shown(kind)}, which is no layout kind; expected some of {list(KINDS)}")
-    return kinds
+        found.append(kind)
+    return found

@@ -115,11 +115,12 @@ def _compare(reference: Normal, a: Normal, b: Normal, tolerance: Tolerance, out:
         exact = Tolerance()
         moved = ~unwritten & ~exact.close(got, again)
         _mark(found, "reads-padding", moved)
-        masks.append({"unwritten": unwritten, "reads-padding": moved})
-        if not moved.any():
-            masks[-1]["wrong"] = ~unwritten & ~tolerance.close(got, expected)
-            _mark(found, "wrong", masks[-1]["wrong"])
-            inexact |= bool((~unwritten & ~exact.close(got, expected)).any())
+        # an element that changed with the poison is reads-padding, not also wrong
+        judged = ~unwritten & ~moved
+        wrong = judged & ~tolerance.close(got, expected)
+        masks.append({"unwritten": unwritten, "reads-padding": moved, "wrong": wrong})
+        _mark(found, "wrong", wrong)
+        inexact |= bool((judged & ~wrong & ~exact.close(got, expected)).any())  # accepted by the bound alone
     kinds = tuple(k for k in VERDICTS if k in found)
     counts = {k: int(found[k].sum()) for k in kinds}
     first = {k: tuple(int(i) for i in np.unravel_index(int(np.argmax(found[k])), found[k].shape)) for k in kinds}

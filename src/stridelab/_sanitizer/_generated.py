@@ -1,4 +1,4 @@
-"""Inputs that stridelab makes itself: small whole numbers, exact in every data type, in a shape
+"""Inputs that stridelab makes itself: small whole numbers, held exactly by every data type, in a shape
 that the sanitizer may shrink to find the smallest failing case.
 
 internal: :func:`stridelab.testing.generated` makes them; :func:`stridelab.check_layouts` takes them.
@@ -17,11 +17,9 @@ import numpy as np
 from .._arrays import build_array, is_torch
 from .._validate import shown
 from ..errors import LayoutError
-from ._catalogue import packed_strides
+from ._catalogue import MAX_ELEMENTS, packed_strides
 
 __all__: list[str] = []
-
-MAX_GENERATED_ELEMENTS = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -29,8 +27,9 @@ class Generated:
     """An input of ``shape`` and ``dtype`` whose values stridelab chooses: whole numbers from 0 to
     6 (from -3 to 3 where signed; 0 and 1 for bool), made as arrays of ``like``'s kind.
 
-    Sums of such numbers are exact in every float type that holds them, so a float function's
-    answer is compared exactly; and since stridelab knows how to make them in any shape,
+    Sums of such numbers are exact in every float type, so a sum's answer is the same in every
+    layout, and the float tolerance, which grows with the largest value, stays tiny; and since
+    stridelab knows how to make them in any shape,
     :func:`stridelab.check_layouts` shrinks a failing case to the smallest shape that still fails.
 
     >>> Generated((2, 4), np.dtype("int8"), np).values().tolist()
@@ -80,8 +79,8 @@ def generated(shape: Sequence[int], dtype: Any = "float32", like: Any = np) -> G
     numbers of ``shape`` and ``dtype`` (a NumPy data type), as arrays of ``like`` (the ``numpy``
     or ``cupy`` module, or a torch tensor whose device and dtype are used).
 
-    Float answers are then compared exactly, and a failing layout is shrunk to the smallest shape
-    that still fails it (:attr:`~stridelab.testing.LayoutCheck.smallest`).
+    Float answers are then compared within a tiny bound, and a failing layout is shrunk to the
+    smallest shape that still fails it (:attr:`~stridelab.testing.LayoutCheck.smallest`).
 
     >>> from stridelab.testing import check_layouts, generated
     >>> check_layouts(lambda x: x.sum(axis=1), generated((2, 3))).ok
@@ -96,10 +95,8 @@ def generated(shape: Sequence[int], dtype: Any = "float32", like: Any = np) -> G
         if n < 0:
             raise LayoutError(f"shape = {shown(list(shape))} has a negative size; sizes are at least 0")
         sizes.append(int(n))
-    if int(np.prod(sizes, dtype=object)) > MAX_GENERATED_ELEMENTS:
-        raise LayoutError(
-            f"shape = {shown(sizes)} has more than {MAX_GENERATED_ELEMENTS} elements, the most check_layouts makes"
-        )
+    if int(np.prod(sizes, dtype=object)) > MAX_ELEMENTS:
+        raise LayoutError(f"shape = {shown(sizes)} has more than {MAX_ELEMENTS} elements, the most check_layouts makes")
     try:
         kind = np.dtype(dtype)
     except TypeError as error:

@@ -97,8 +97,8 @@ class LayoutCheck:
     ``smallest``, the first failure shrunk to the smallest shape that still fails it (for inputs
     stridelab made; else None, and ``not_shrunk`` says why).
 
-    >>> LayoutCheck(name="f").ok
-    True
+    >>> LayoutCheck(name="f").ok  # no layout tried
+    False
     """
 
     name: str
@@ -110,10 +110,15 @@ class LayoutCheck:
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        """No layout failed, and at least one was tried."""
+        return not self.failures and bool(self.rows)
 
     def assert_ok(self) -> None:
-        """AssertionError naming the first failing layouts and what went wrong there, if any failed."""
+        """AssertionError naming the first failing layouts and what went wrong there, if any failed,
+        or why no layout could be tried."""
+        if not self.rows:
+            why = f": {self.skipped[0][1]}" if self.skipped else ""
+            raise AssertionError(f"{self.name}: no layout could be tried{why}")
         if self.failures:
             shown = "\n".join(f"  {failure.summary()}" for failure in self.failures[:5])
             more = f"\n  ... and {len(self.failures) - 5} more" if len(self.failures) > 5 else ""
@@ -148,9 +153,12 @@ class LayoutCheck:
         return str(self)
 
     def _headline(self) -> str:
+        skipped = f", {len(self.skipped)} skipped" if self.skipped else ""
+        if not self.rows:
+            return f"nothing tried{skipped}"
         if self.ok:
-            return f"ok, {len(self.rows)} layouts tried"
-        return f"{len(self.failures)} of {len(self.rows)} layouts fail"
+            return f"ok, {len(self.rows)} layout{'s' * (len(self.rows) != 1)} tried{skipped}"
+        return f"{len(self.failures)} of {len(self.rows)} layout{'s' * (len(self.rows) != 1)} fail{skipped}"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
         """Jupyter's display: the picture (the layouts tried and the first failure's evidence) as

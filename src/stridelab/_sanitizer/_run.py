@@ -14,16 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import is_torch, read_array, unbuildable
-from .._validate import shown
+from .._arrays import is_torch, unbuildable
+from .._validate import refuse_masked, shown
 from ..backend import is_cupy_array
 from ..errors import LayoutError
-from ._buffers import Placed, fills, host_values, packed_copy, place, snapshot, to_host
+from ._buffers import Placed, fills, host_copy, host_values, packed_copy, place, snapshot, to_host
 from ._catalogue import ProbeLayout, catalogue, packed_strides
 from ._compare import Outcome, Result, Tolerance, judge
 from ._evidence import Evidence
 from ._generated import Generated
 from ._isolate import IsolatedChecker, check_importable
+from ._options import check_given, check_layouts_option, check_options
 from ._probe import gather
 from ._report import LayoutCheck, LayoutFailure, Row, Trial
 from ._shrink import smallest, why_not_shrunk
@@ -51,7 +52,7 @@ class Argument:
         values = self.values
         for axis in layout.broadcast_axes:
             values = np.broadcast_to(np.take(values, [0], axis=axis), values.shape)
-        return np.ascontiguousarray(values)
+        return values.copy(order="C")  # np.ascontiguousarray would make a 0-d array 1-d
 
 
 def _layouts(shape: tuple[int, ...], layouts: Sequence[Any] | None, output: bool) -> tuple[ProbeLayout, ...]:
@@ -59,20 +60,19 @@ def _layouts(shape: tuple[int, ...], layouts: Sequence[Any] | None, output: bool
         found = catalogue(shape)
     else:
         kinds = [k for k in layouts if isinstance(k, str)]
-        given = [k for k in layouts if isinstance(k, ProbeLayout)]
-        if len(kinds) + len(given) != len(layouts):
-            bad = next(k for k in layouts if not isinstance(k, (str, ProbeLayout)))
-            raise TypeError(f"layouts must hold layout kinds (str) or ProbeLayout, not {shown(bad)}")
-        found = catalogue(shape, kinds) + [g for g in given if g.sizes == shape]
+        given = [k for k in layouts if isinstance(k, ProbeLayout) and k.sizes == shape]
+        for layout in given:
+            check_given(layout)
+        found = catalogue(shape, kinds) + given
     return tuple(layout for layout in found if not (output and layout.broadcast_axes))
 
 
 def _argument(name: str, obj: Any, layouts: Sequence[Any] | None, output: bool) -> Argument:
     if isinstance(obj, Generated):
         return Argument(name, obj.values(), obj.array(), _layouts(obj.shape, layouts, output), obj)
-    read = read_array(obj, name)
-    values = to_host(read.array)
-    return Argument(name, values.reshape(read.layout.sizes), obj, _layouts(values.shape, layouts, output))
+    refuse_masked(name, obj)
+    values = host_copy(name, obj)
+    return Argument(name, values, obj, _layouts(values.shape, layouts, output))
 
 
 def _trials(arguments: list[Argument], max_layouts: int, seed: int) -> tuple[list[Trial], list[tuple[str, str]]]:
@@ -247,12 +247,13 @@ def check_layouts(
     its answer differs from the answer for packed inputs (see :mod:`stridelab.testing`).
 
     ``inputs``/``out``: arrays (NumPy, CuPy, torch), or inputs that stridelab makes
-    (:func:`~stridelab.testing.generated`), which are compared exactly and shrunk to the smallest
-    failing shape; ``layouts``: layouts or kind names to try instead of the whole catalogue;
-    ``rtol``/``atol``: the float tolerance (default: exact for integers and generated inputs,
-    ``8 * eps * N * max|x|`` otherwise); ``max_layouts``: the most layouts tried; ``strict``: a
-    ValueError or TypeError fails too; ``isolate``: call ``fn`` in a worker process, so that a
-    crash or a GPU fault fails one layout, not the check (``fn`` must be importable by name).
+    (:func:`~stridelab.testing.generated`), small whole numbers, shrunk to the smallest failing
+    shape; ``layouts``: layouts or kind names to try instead of the whole catalogue;
+    ``rtol``/``atol``: the float tolerance (default: exact for integers, ``8 * eps * N * max|x|``
+    for floats, which is tiny for generated inputs, of magnitude 3 at most); ``max_layouts``: the
+    most layouts tried; ``strict``: a ValueError or TypeError fails too; ``isolate``: call ``fn``
+    in a worker process, so that a crash or a GPU fault fails one layout, not the check (``fn``
+    must be importable by name).
 
     >>> import numpy as np
     >>> check_layouts(lambda x: x.sum(axis=0), np.arange(6).reshape(2, 3)).ok
@@ -260,7 +261,8 @@ def check_layouts(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, not {shown(fn)}")
-    _check_options(max_layouts, seed, rtol, atol, strict, isolate)
+    check_options(max_layouts, seed, rtol, atol, strict, isolate)
+    check_layouts_option(layouts)
     if isolate:
         check_importable(fn)
     arguments = [_argument(f"input {i}", x, layouts, False) for i, x in enumerate(inputs)]
@@ -268,8 +270,12 @@ def check_layouts(
         arguments.append(_argument("out", out, layouts, True))
     if not arguments:
         raise TypeError("check_layouts needs at least one input array")
-    given = [a.values for a in arguments[: len(inputs)] if a.generated is None]
-    checks = _Checks(fn, out is not None, Tolerance.for_inputs(given, rtol, atol), strict, isolate)
+    shapes = {a.values.shape for a in arguments}
+    unmatched = next((k for k in layouts or () if isinstance(k, ProbeLayout) and k.sizes not in shapes), None)
+    if unmatched is not None:
+        raise LayoutError(f"layouts has {unmatched}, whose sizes are no argument's: {sorted(shapes)}")
+    values = [a.values for a in arguments[: len(inputs)]]
+    checks = _Checks(fn, out is not None, Tolerance.for_inputs(values, rtol, atol), strict, isolate)
     report = LayoutCheck(getattr(fn, "__qualname__", None) or repr(fn))
     with checks.checker(arguments) as checker:
         _run_trials(report, checker, checks.strict, arguments, max_layouts, seed)
@@ -340,19 +346,3 @@ def _shrink(report: LayoutCheck, checks: _Checks, arguments: list[Argument]) -> 
 
     found = smallest(first, arguments[0].values.shape, verdict)
     report.smallest = first if found is None else _failure(found[1], found[2])
-
-
-def _check_options(max_layouts: Any, seed: Any, rtol: Any, atol: Any, strict: Any, isolate: Any) -> None:
-    for name, value in (("strict", strict), ("isolate", isolate)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, not {shown(value)}")
-    for name, value in (("max_layouts", max_layouts), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, not {shown(value)}")
-    if max_layouts < 1:
-        raise LayoutError(f"max_layouts = {max_layouts} must be at least 1")
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise TypeError(f"{name} must be a number or None, not {shown(value)}")
-        if value is not None and not value >= 0:
-            raise LayoutError(f"{name} = {shown(value)} must be at least 0")
