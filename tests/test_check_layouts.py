@@ -403,3 +403,15 @@ def test_wrong_elements_are_counted_beside_those_that_read_padding():
     # from slot 15. Elements 0..11 read their own slots; 12..14 read the padding (3 change with the
     # poison); 15..23 read slots 15..23, which hold elements 12..20 (9 wrong)
     assert failure.counts == {"wrong": 9, "reads-padding": 3}
+
+
+def test_a_fast_path_taken_when_all_strides_agree_is_tried():
+    def same_stride_fastpath(a, b):  # wrong only where a and b share strides and are not packed
+        if a.strides == b.strides and not a.flags.c_contiguous:
+            return as_strided(a, a.shape, a.strides[::-1]) + b
+        return a + b
+
+    values = np.arange(120.0).reshape(2, 3, 4, 5)
+    check = check_layouts(same_stride_fastpath, values, values + 1)
+    together = [f.trial for f in check.failures if f.layouts[0][1] == f.layouts[1][1]]
+    assert together and str(together[0].arguments[0][1]) == "(2,3,4,5):(1,2,6,24)+0"  # column-major, both

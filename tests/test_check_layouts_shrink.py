@@ -4,6 +4,7 @@
 import pickle
 import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -224,3 +225,16 @@ def test_isolate_survives_a_gpu_fault(tmp_path, monkeypatch):
     assert all(failure.kinds == ("raised",) for failure in check.failures)
     assert all("illegal" in failure.exception or "killed" in failure.exception for failure in check.failures)
     assert cupy.asnumpy(cupy.arange(3) * 2).tolist() == [0, 2, 4]  # this process's GPU is still usable
+
+
+def test_isolate_stops_at_once_where_the_worker_cannot_load_the_function(monkeypatch):
+    ghost = types.ModuleType("ghost_kernels")  # importable here (in sys.modules), nowhere else
+
+    def doubled(x):
+        return x * 2
+
+    doubled.__module__, doubled.__qualname__ = "ghost_kernels", "doubled"
+    ghost.doubled = doubled
+    monkeypatch.setitem(sys.modules, "ghost_kernels", ghost)
+    with pytest.raises(ImportError, match=r"a fresh Python could not load the function to check \(ModuleNotFound"):
+        check_layouts(doubled, generated((2, 3)), isolate=True)

@@ -53,7 +53,12 @@ def serve(handle: int) -> None:
     until None."""
     connection = Connection(handle)
     sys.path[:] = connection.recv()
-    checker = connection.recv()
+    try:
+        checker = connection.recv()  # imports the function's module
+    except Exception as error:
+        connection.send(f"{type(error).__name__}: {error}")
+        return
+    connection.send(None)
     while (request := connection.recv()) is not None:
         method, arguments = request
         try:
@@ -117,9 +122,17 @@ class IsolatedChecker:
         process = subprocess.Popen(command, pass_fds=(theirs.fileno(),))
         theirs.close()  # so that a worker that dies is seen as the end of the socket
         connection = Connection(ours.detach())
-        self._worker = (process, connection)
         connection.send(list(sys.path))
         connection.send(self.checker)
+        try:
+            problem = connection.recv()
+        except EOFError:
+            problem = f"the worker {_ended(process.wait())}"
+        if problem is not None:
+            connection.close()
+            process.wait()
+            raise ImportError(f"isolate=True: a fresh Python could not load the function to check ({problem})")
+        self._worker = (process, connection)
         return self._worker
 
     def close(self) -> None:

@@ -76,7 +76,8 @@ def _argument(name: str, obj: Any, layouts: Sequence[Any] | None, output: bool) 
 
 
 def _trials(arguments: list[Argument], max_layouts: int, seed: int) -> tuple[list[Trial], list[tuple[str, str]]]:
-    """Each argument varied alone (the output last), then seeded joint draws, ``max_layouts`` at most."""
+    """Each argument varied alone (the output last), then every argument in the same layout (a fast
+    path taken when all strides agree), then seeded joint draws: ``max_layouts`` at most."""
     packed = tuple((a.name, a.packed) for a in arguments)
     wanted: list[Trial] = []
     for i, argument in enumerate(arguments):
@@ -84,16 +85,30 @@ def _trials(arguments: list[Argument], max_layouts: int, seed: int) -> tuple[lis
             trial = Trial((*packed[:i], (argument.name, layout), *packed[i + 1 :]))
             if trial not in wanted:
                 wanted.append(trial)
+    wanted += [trial for trial in _together(arguments) if trial not in wanted]
     skipped = [(t.notation(), f"max_layouts = {max_layouts} reached") for t in wanted[max_layouts:]]
     trials = wanted[:max_layouts]
     rng = np.random.default_rng(seed)
-    for _ in range(4 * max(0, max_layouts - len(trials))):
+    for _ in range(4 * max(0, max_layouts - len(trials))):  # a few tries per call left, as draws repeat
         if len(trials) >= max_layouts or len(arguments) < 2:
             break
         draw = Trial(tuple((a.name, a.layouts[rng.integers(len(a.layouts))]) for a in arguments if a.layouts))
         if len(draw.arguments) == len(arguments) and draw not in trials:
             trials.append(draw)
     return trials, skipped
+
+
+def _together(arguments: list[Argument]) -> list[Trial]:
+    """Every argument in the layout of one kind and description, where each has it."""
+    if len(arguments) < 2:
+        return []
+    found = []
+    for layout in arguments[0].layouts:
+        key = (layout.kind, layout.words)
+        same = [next((x for x in a.layouts if (x.kind, x.words) == key), None) for a in arguments]
+        if layout.kind != "packed" and all(same):
+            found.append(Trial(tuple((a.name, x) for a, x in zip(arguments, same))))  # type: ignore[misc]
+    return found
 
 
 def _call(fn: Callable[..., Any], args: list[Any], out: Any) -> tuple[Any, BaseException | None]:
