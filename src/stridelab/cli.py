@@ -10,7 +10,8 @@ Subcommands:
   or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
   broadcast and overlap, and how to reach NCHW or NHWC.
 - ``stridelab show DESC|MODEL.json [--svg F] [--png F]``: the memory map as text, or as a picture;
-  for a DxDispatch model, every tensor of every dispatchable, named.
+  for a DxDispatch model, every tensor of every dispatchable, named, an output that copies its
+  input's elements showing their letters (see :mod:`stridelab.dxdispatch.pictures`).
 - ``stridelab dispatch MODEL.json [--backend numpy|cupy] [-i N] [--output-dir DIR] ...``: run a
   DxDispatch model and print what DxDispatch prints; its files are read from the model's folder and
   written under ``./<model>-output`` (``--list-io`` lists them and runs nothing).
@@ -34,6 +35,7 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
@@ -143,23 +145,34 @@ def _is_model(argument: str) -> bool:
     return argument.lower().endswith(".json") and not argument.lstrip().startswith("{")
 
 
+def _shown(what: str, max_model_bytes: int) -> list[tuple[str, Any, Any]]:
+    """What ``stridelab show`` draws, as (name, description, where its labels come from): one
+    description, unnamed, or every tensor of a model."""
+    if not _is_model(what):
+        from .desc import TensorDesc
+
+        return [("", TensorDesc.parse(what), None)]
+    from .dxdispatch.loading import read_dispatchables
+    from .dxdispatch.pictures import panels
+
+    return list(panels(read_dispatchables(what, max_model_bytes=max_model_bytes)))
+
+
 def _show(args: argparse.Namespace, options: list[str]) -> int:
-    from .desc import TensorDesc
     from .render.scene import build_scene
-    from .render.text import render_text
+    from .render.text import TEXT_MAX_CELLS, scene_text
 
     try:
-        if _is_model(args.what):
-            from .dxdispatch import read_tensors
-
-            tensors = read_tensors(args.what, max_model_bytes=args.max_model_bytes)
-        else:
-            tensors = {"": TensorDesc.parse(args.what)}
+        shown = _shown(args.what, args.max_model_bytes)
         if args.svg is None and args.png is None:
-            texts = [f"== {name}\n{render_text(desc)}" if name else render_text(desc) for name, desc in tensors.items()]
-            print("\n\n".join(texts) if tensors else "the model has no dispatchables, so no tensors")
+            texts = [
+                (f"== {name}\n" if name else "")
+                + scene_text(build_scene(desc, max_cells=TEXT_MAX_CELLS, labels_from=by))
+                for name, desc, by in shown
+            ]
+            print("\n\n".join(texts) if shown else "the model has no dispatchables, so no tensors")
             return 0
-        scenes, names = [build_scene(desc) for desc in tensors.values()], list(tensors)
+        scenes, names = [build_scene(desc, labels_from=by) for _, desc, by in shown], [name for name, _, _ in shown]
         if not scenes:
             raise CommandError(f"{args.what} has no dispatchables, so no tensors to draw")
         if args.svg is not None:

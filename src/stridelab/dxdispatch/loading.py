@@ -20,7 +20,7 @@ from ..desc import TensorDesc
 from ..errors import LayoutError
 from .files import MAX_MODEL_BYTES, Folders, check_name, default_output_dir, output_target, read_regular
 from .model import Model
-from .operators import named_tensors, read_dispatchable
+from .operators import Dispatchable, named_tensors, read_dispatchable
 
 __all__: list[str] = []
 
@@ -54,6 +54,14 @@ def load(
 def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MODEL_BYTES) -> dict[str, TensorDesc]:
     """Every tensor of the model at ``path``, named ``"<dispatchable>.<bind point>"``, read from its
     dispatchables alone: no resource, and so no file the model names, is read."""
+    return named_tensors(read_dispatchables(path, max_model_bytes=max_model_bytes))
+
+
+def read_dispatchables(
+    path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MODEL_BYTES
+) -> dict[str, Dispatchable]:
+    """The dispatchables of the model at ``path``, each read and checked on its own (as
+    :func:`read_tensors` reads them): no resource or command is read."""
     model, obj = _read_model(path, max_model_bytes)
     try:
         dispatchables = Fields(obj, str(model), "a model").optional("dispatchables", default={})
@@ -61,7 +69,7 @@ def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MOD
             raise LayoutError(f"dispatchables = {shown(dispatchables, json=True)}: expected an object")
         for name in dispatchables:
             check_name("dispatchable name", name)
-        return named_tensors({name: read_dispatchable(name, value) for name, value in dispatchables.items()})
+        return {name: read_dispatchable(name, value) for name, value in dispatchables.items()}
     except LayoutError as error:
         raise _in_model(model, error) from None
 

@@ -169,17 +169,20 @@ class Model:
         )
 
     def _ipython_display_(self) -> None:
-        """Jupyter: the parts as text, then every tensor's memory map, named, as one picture."""
+        """Jupyter: the parts as text, then every tensor's memory map, named, as one picture (an
+        output that copies its input's elements shows their letters, as ``stridelab show`` does)."""
         from IPython.display import display
 
         from ..render.picture import picture_bundle
         from ..render.scene import build_scene
+        from .pictures import panels
 
         display({"text/plain": str(self)}, raw=True)
-        tensors = self.tensors()
-        if tensors:
-            names = list(tensors)
-            data, metadata = picture_bundle([build_scene(d) for d in tensors.values()], names, ", ".join(names))
+        shown = panels(self.dispatchables)
+        if shown:
+            names = [p.name for p in shown]
+            scenes = [build_scene(p.desc, labels_from=p.labels_from) for p in shown]
+            data, metadata = picture_bundle(scenes, names, ", ".join(names))
             display(data, metadata=metadata, raw=True)
 
     # -- running ------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, el
 from ..tensor import StridedTensor
 from . import layout
 from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
-from .options import DEFAULT_MAX_CELLS, DrawOptions
+from .options import DEFAULT_MAX_CELLS, DrawOptions, LabelSource
 from .palette import CELL_H, cell_width, fills_for
 from .summary import summary_lines
 from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
@@ -150,6 +150,7 @@ def build_scene(
     colour_by: int | None = None,
     limit: int = DEFAULT_LIMIT,
     width: int = WRAP_WIDTH,
+    labels_from: LabelSource | None = None,
 ) -> Scene:
     """Lay out the memory-map drawing of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``.
 
@@ -174,11 +175,14 @@ def build_scene(
         are worked out for the window's cells alone.
     width : int
         The width (pixels) the drawing wraps its tiles and buffer strip to stay within.
+    labels_from : LabelSource, optional
+        Labels and colours taken from another tensor's elements (e.g. those an operator copies
+        into each drawn element), and a line of the header saying so; default: the drawing's own.
 
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
     """
-    options = DrawOptions(max_cells, columns, start, window, colour_by, limit)
+    options = DrawOptions(max_cells, columns, start, window, colour_by, limit, labels_from)
     return scene_for(obj, options, width)
 
 
@@ -189,8 +193,10 @@ def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
     if options.start is not None and options.window is not None:
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
     desc, memory_map, too_large = resolve(obj, limit)
-    lines = summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)
-    texts = [Text(MARGIN, MARGIN + 12, lines[0], "summary"), Text(MARGIN, MARGIN + 12 + _LINE, lines[1], "detail")]
+    source = None if options.labels_from is None else options.labels_from.checked(desc, limit)
+    lines = [*summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)]
+    lines += [] if source is None else [source.text]
+    texts = [Text(MARGIN, MARGIN + 12 + i * _LINE, line, "detail" if i else "summary") for i, line in enumerate(lines)]
     if options.window is None:
         win = fitted_window(desc.sizes, max_cells, options.start)
     else:
@@ -203,8 +209,9 @@ def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
         drawn = _mapped_slots(memory_map, win, colour_dim, max_cells, notes)
     else:
         drawn = _worked_out_slots(obj, desc, win, colour_dim, notes, too_large)
-    offsets, slots, labels, colours, kinds, counts = drawn
-    y = MARGIN + 12 + 2 * _LINE
+    offsets, slots, _, _, kinds, counts, _ = drawn
+    labels, colours, fills = _labels_from(source, drawn, fills_for(desc.sizes[colour_dim]), limit)
+    y = MARGIN + 12 + len(texts) * _LINE
     for note in notes:
         texts.append(Text(MARGIN, y, note, "note"))
         y += _LINE
@@ -225,7 +232,7 @@ def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
     strip, gaps, strip_bottom = buffer_strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
-    parts["fills"], parts["cell_w"], parts["window"] = fills_for(desc.sizes[colour_dim]), cell_w, win
+    parts["fills"], parts["cell_w"], parts["window"] = fills, cell_w, win
     parts["slot_kinds"], parts["slot_counts"] = kinds, counts
     legend_items = legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
     if options.window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
@@ -234,14 +241,14 @@ def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
 
 
 def _mapped_slots(memory_map: MemoryMap, win: Window, colour_dim: int, max_cells: int, notes: list[str]) -> tuple:
-    """The window's offsets and the drawn slots' offsets, labels, colours, kinds and counts, read
-    from a full memory map; a note added where slots were left out."""
+    """The window's offsets and the drawn slots' offsets, labels, colours, kinds, counts and first
+    elements, read from a full memory map; a note added where slots were left out."""
     offsets = win.offsets(memory_map)
     slots, slot_note = shown_slots(memory_map, offsets, max_cells)
     if slot_note:
         notes.append(slot_note)
-    labels, colours = _slot_labels_and_colours(memory_map, slots, colour_dim)
-    return offsets, slots, labels, colours, memory_map.slot_kinds[slots], memory_map.slot_counts[slots]
+    labels, colours, firsts = _slot_labels_and_colours(memory_map, slots, colour_dim)
+    return offsets, slots, labels, colours, memory_map.slot_kinds[slots], memory_map.slot_counts[slots], firsts
 
 
 def _worked_out_slots(
@@ -256,7 +263,7 @@ def _worked_out_slots(
         notes.append("⋯ marks slots not worked out (padding or elements outside the window); start= moves it")
     else:
         notes.append("⋯ marks slots not worked out (padding between the elements)")
-    return found.offsets, found.slots, found.labels, found.colours, found.kinds, found.counts
+    return found.offsets, found.slots, found.labels, found.colours, found.kinds, found.counts, found.firsts
 
 
 def _hint(texts: list[Text], legend_items: list[tuple[int, int, str]], max_cells: int) -> None:
@@ -323,9 +330,29 @@ def _colour_dim(sizes: tuple[int, ...]) -> int:
     return next((i for i in range(first, len(sizes) - 1) if sizes[i] > 1), len(sizes) - 1)
 
 
-def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -> tuple[list[str], np.ndarray]:
-    """Labels and fill colours of the drawn ``slots``: as :meth:`MemoryMap.slot_labels` would
-    label them, but computed for the drawn slots only, so that a million-slot map stays fast."""
+def _labels_from(source: LabelSource | None, drawn: tuple, fills: tuple[str, ...], limit: int) -> tuple:
+    """The drawn slots' labels and colours, and the fills: the drawing's own (``drawn``'s, and
+    ``fills``), or taken from ``source``, each slot that holds an element labelled and coloured as
+    the source element it is given is in the source's own drawing."""
+    labels, colours, firsts = drawn[2], drawn[3], drawn[6]
+    if source is None or source.desc is None:
+        return labels, colours, fills
+    m = source.desc.memory_map(limit=limit)
+    held = np.flatnonzero(firsts >= 0)
+    source_slots = m.offsets.ravel()[source.elements.ravel()[firsts[held].astype(np.int64)]]
+    source_dim = _colour_dim(source.desc.sizes)
+    source_labels, source_colours, _ = _slot_labels_and_colours(m, source_slots, source_dim)
+    labels, colours = list(labels), colours.copy()
+    for i, label in zip(held.tolist(), source_labels):
+        labels[i] = label
+    colours[held] = source_colours
+    return labels, colours, fills_for(source.desc.sizes[source_dim])
+
+
+def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -> tuple[list[str], np.ndarray, Any]:
+    """Labels and fill colours of the drawn ``slots``, and the row-major index of each one's first
+    element (-1 for none): as :meth:`MemoryMap.slot_labels` would label them, but computed for the
+    drawn slots only, so that a million-slot map stays fast."""
     kinds = m.slot_kinds[slots]
     occupied, first = np.unique(m.offsets.ravel(), return_index=True)
     position = np.minimum(np.searchsorted(occupied, slots), occupied.size - 1)
@@ -345,4 +372,4 @@ def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -
         names = [element_label(r) for r in rank[position[has_element]].tolist()]
     for i, name in zip(np.flatnonzero(has_element).tolist(), names):
         labels[i] = name
-    return labels, colours
+    return labels, colours, np.where(has_element, first[position], -1)

@@ -116,6 +116,7 @@ class WindowSlots:
     counts: np.ndarray  # per slot, how many of the window's cells use it
     labels: list[str]  # per slot, its value, else the flat index of its first cell
     colours: np.ndarray  # per slot, its first cell's index along the colouring dimension
+    firsts: np.ndarray  # per slot, its first cell's row-major index
 
 
 def window_slots(desc: TensorDesc, win: Window, colour_dim: int, values: Any = None) -> WindowSlots:
@@ -125,13 +126,14 @@ def window_slots(desc: TensorDesc, win: Window, colour_dim: int, values: Any = N
     coords = win.coords()
     offsets = coords @ np.asarray(desc.strides, dtype=np.int64)
     slots, first, counts = np.unique(offsets, return_index=True, return_counts=True)
+    firsts = flat_indices(coords[first], desc.sizes)
     if values is not None:
         picked = values[slots]
         labels = [format_value(v) for v in (picked.get() if hasattr(picked, "get") else picked).tolist()]
     else:
-        labels = [str(i) for i in flat_indices(coords[first], desc.sizes).tolist()]
+        labels = [str(i) for i in firsts.tolist()]
     kinds = np.where(counts > 1, SlotKind.SHARED, SlotKind.ELEMENT).astype(np.int8)
-    return WindowSlots(offsets, slots, kinds, counts, labels, coords[first, colour_dim])
+    return WindowSlots(offsets, slots, kinds, counts, labels, coords[first, colour_dim], firsts)
 
 
 def flat_indices(coords: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
