@@ -252,3 +252,11 @@ def test_the_answer_grid_names_the_arrays_own_dimensions_by_index():
     words = texts(svg_of(check))
     assert "rows dim 1, columns dim 2; tiles dim 0 down" in words
     assert not any("rows H" in text for text in words)
+
+
+def test_a_window_of_a_high_rank_answer_offers_no_start_option_the_check_lacks():
+    def as_packed_doubled(x):
+        return (as_strided(x, (x.size,), (x.itemsize,)) * 2).reshape(x.shape)
+
+    check = sl.check_layouts(as_packed_doubled, np.arange(64.0).reshape((2,) * 6), layouts=["column-major"])
+    assert "dimensions 0 to 1 fixed at [0, 0] (one of 4 4-D blocks)" in texts(svg_of(check))

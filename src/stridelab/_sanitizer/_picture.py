@@ -212,7 +212,7 @@ class _Sheet:
         win = _grid_window(shape, masks)
         self.gap(8)
         self.line(f"{output.name}'s elements, marked where they differ from the packed answer", "caption")
-        for note in win.notes(shape):
+        for note in win.notes(shape, movable=False):
             self.line(note, "note")
         texts: list[Text] = []
         cells, _right, bottom = grid_layout.logical_view(

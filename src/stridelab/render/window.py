@@ -71,8 +71,9 @@ class Window:
         """Buffer offsets of the window's elements, row-major (from the map, not recomputed)."""
         return np.ascontiguousarray(m.offsets[self.slices()]).ravel()
 
-    def notes(self, sizes: Sequence[int]) -> list[str]:
-        """What the drawing leaves out, in words (nothing where the window is everything)."""
+    def notes(self, sizes: Sequence[int], movable: bool = True) -> list[str]:
+        """What the drawing leaves out, in words (nothing where the window is everything);
+        ``movable``: the drawing takes ``start=`` to show another block."""
         total = math.prod(sizes)
         if self.size == total:
             return []
@@ -85,7 +86,7 @@ class Window:
         if fixed > 0:
             notes.append(
                 f"dimensions 0 to {fixed - 1} fixed at {list(self.starts[:fixed])} "
-                f"(one of {math.prod(sizes[:fixed])} 4-D blocks; pass start= for another)"
+                f"(one of {math.prod(sizes[:fixed])} 4-D blocks{'; pass start= for another' * movable})"
             )
         return notes
 
