@@ -98,11 +98,13 @@ def test_a_kernel_that_assumes_packed_arrays_is_caught_for_every_other_layout():
     assert by_layout(check, 0) == {
         "(2,3):(1,2)+0": ("wrong",),  # column-major, read in memory order
         "(2,3):(6,1)+0": ("reads-padding",),
-        "(2,3):(6,2)+0": ("reads-padding",),
+        # slots 0..5 hold x00, pad, x01, pad, x02, pad: out (0,2) and (1,1) get x01 and x02
+        "(2,3):(6,2)+0": ("wrong", "reads-padding"),
         "(2,3):(-3,1)+3": ("reads-padding",),  # slots past row 0, which lies last
-        "(2,3):(3,-1)+2": ("reads-padding",),
+        # from slot 2: x00, x12, x11, x10, then 2 slots of margin: (0,1) and (0,2) wrong
+        "(2,3):(3,-1)+2": ("wrong", "reads-padding"),
         "(2,3):(0,1)+0": ("reads-padding",),  # a broadcast input has 3 slots, the kernel reads 6
-        "(2,3):(1,0)+0": ("reads-padding",),
+        "(2,3):(1,0)+0": ("wrong", "reads-padding"),  # slot 1 holds x10, read for (0,1)
     }
     assert by_layout(check, -1) == {
         "(2,3):(1,2)+0": ("wrong",),
@@ -125,9 +127,9 @@ def test_a_kernel_that_takes_the_innermost_stride_as_1_is_caught_where_it_is_not
     check = check_of(scale_unit_inner)
     assert by_layout(check, 0) == {
         "(2,3):(1,2)+0": ("wrong",),
-        "(2,3):(6,2)+0": ("reads-padding",),
-        "(2,3):(3,-1)+2": ("reads-padding",),
-        "(2,3):(1,0)+0": ("reads-padding",),
+        "(2,3):(6,2)+0": ("wrong", "reads-padding"),  # (r, c) read at 6r + c: (0,2) gets x01
+        "(2,3):(3,-1)+2": ("wrong", "reads-padding"),  # 2 + 3r + c: (0,1) gets x12
+        "(2,3):(1,0)+0": ("wrong", "reads-padding"),  # r + c: (0,1) gets x10
     }
     assert by_layout(check, -1) == {}
 
