@@ -6,6 +6,8 @@ Subcommands:
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
   and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1. ``stridelab lab --student
   DIR [--overwrite]`` writes a student copy (the notebooks without their solutions) and exits.
+- ``stridelab examples [DIR]``: copy the example DxDispatch models into DIR (default
+  ``./stridelab-examples``) where they are not there yet, and print the command that runs one.
 - ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
   or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
   broadcast and overlap, and how to reach NCHW or NHWC.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import stat
 import sys
 from collections.abc import Sequence
@@ -37,7 +40,7 @@ from pathlib import Path
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
-from ._tutorials import START, copy_student_tutorials, copy_tutorials
+from ._tutorials import EXAMPLE, START, copy_examples, copy_student_tutorials, copy_tutorials
 from .errors import LayoutError
 
 __all__: list[str] = []
@@ -124,6 +127,26 @@ def _student_copy(directory: Path, jupyterlab_options: list[str], *, overwrite: 
     shown = printable(str(directory))
     print(f"stridelab: wrote {len(written)} tutorial files into {shown}, leaving out {left_out} solutions")
     print(f"stridelab: students open them with: stridelab lab {shown}")
+    return 0
+
+
+def _examples(args: argparse.Namespace, options: list[str]) -> int:
+    directory: Path = args.directory
+    try:
+        copied, kept = copy_examples(directory)
+    except OSError as error:
+        raise CommandError(str(error)) from error
+    shown = printable(str(directory))
+    if not copied and not kept:
+        print(f"stridelab: {shown} is where the example models are kept; nothing to copy")
+    if copied:
+        print(f"stridelab: copied {len(copied)} example models into {shown}:")
+        for path in copied:
+            print(f"  {printable(path.name)}")
+    if kept:
+        print(f"stridelab: left the {len(kept)} example files already in {shown} as they are", end=" ")
+        print("(delete one to get a fresh copy)")
+    print(f"stridelab: try: stridelab dispatch {printable(shlex.quote(str(directory / EXAMPLE)))}")
     return 0
 
 
@@ -263,7 +286,8 @@ def _run_failure(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``stridelab`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
-    parser = build_parser({"lab": _lab, "explain": _explain, "show": _show, "dispatch": _dispatch, "check": _check})
+    runs = {"lab": _lab, "examples": _examples, "explain": _explain, "show": _show, "dispatch": _dispatch}
+    parser = build_parser({**runs, "check": _check})
     args, unknown = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
