@@ -4,6 +4,7 @@ own output folder when run."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -167,3 +168,10 @@ def test_every_copied_model_runs_and_writes_only_under_its_own_output_folder(tmp
     assert packed.dtype == np.float16 and packed.tolist() == [[1.5, 2.5, 3.5], [4.5, 5.5, 6.5]]
     assert sorted(os.listdir(models)) == MODELS  # the models' own folder gets nothing
 
+
+def test_the_readme_and_notebook_08_tell_a_pip_user_how_to_get_the_examples():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`stridelab examples` copies them into\n`./stridelab-examples`" in readme
+    notebook = json.loads((ROOT / "notebooks" / "08-dxdispatch-models.ipynb").read_text(encoding="utf-8"))
+    markdown = "".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
+    assert "stridelab examples" in markdown and "stridelab-examples/reversing-slice1.json" in markdown
