@@ -4,8 +4,9 @@ Subcommands:
 
 - ``stridelab lab [DIR] [JupyterLab options]``: copy the tutorial notebooks into DIR (default
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
-  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1. ``stridelab lab --student
-  DIR [--overwrite]`` writes a student copy (the notebooks without their solutions) and exits.
+  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1, its kernels reached over Unix
+  sockets where the system has them. ``stridelab lab --student DIR [--overwrite]`` writes a
+  student copy (the notebooks without their solutions) and exits.
 - ``stridelab examples [DIR]``: copy the example DxDispatch models into DIR (default
   ``./stridelab-examples``) where they are not there yet, and print the command that runs one.
 - ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
@@ -88,6 +89,31 @@ def jupyterlab_argv(directory: Path, options: Sequence[str], *, uid: int | None)
     ]
 
 
+#: The longest path a Unix socket may have, in bytes: ``sun_path`` holds 104 bytes on macOS and
+#: the BSDs (108 on Linux), the final NUL included.
+MAX_SOCKET_PATH = 103
+#: The name jupyter_client gives a kernel's Unix sockets in the runtime folder (the number: 1 to 5).
+_KERNEL_SOCKET = "kernel-00000000-0000-0000-0000-000000000000-ipc-99"
+
+
+def kernel_options(runtime_dir: str, *, posix: bool) -> list[str]:
+    """JupyterLab's options for reaching its kernels: over Unix sockets in its runtime folder, which
+    only the user may open (so ipykernel has no unencrypted TCP to warn about at each kernel start),
+    where the system has them and the sockets' paths fit; otherwise none: TCP on 127.0.0.1.
+
+    >>> kernel_options("/home/ada/.local/share/jupyter/runtime", posix=True)
+    ['--KernelManager.transport=ipc']
+    >>> kernel_options("/home/ada/.local/share/jupyter/runtime", posix=False)
+    []
+    >>> kernel_options("/home/" + "a" * 60, posix=True)  # a socket path past the limit
+    []
+    """
+    socket = os.path.join(runtime_dir, _KERNEL_SOCKET)
+    if not posix or len(os.fsencode(socket)) > MAX_SOCKET_PATH:
+        return []
+    return ["--KernelManager.transport=ipc"]
+
+
 def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     directory: Path = args.directory
     if args.student:
@@ -98,6 +124,7 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         raise CommandError(f"cannot copy the tutorials into {directory}: it is a file, not a folder")
     try:
         with optional_imports("lab", "stridelab lab"):
+            from jupyter_core.paths import jupyter_runtime_dir
             from jupyterlab.labapp import LabApp
     except ImportError as error:
         raise CommandError(str(error)) from error
@@ -111,7 +138,8 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         print(f"stridelab: left the {len(kept)} tutorial files already in {directory} as they are", end=" ")
         print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
-    LabApp.launch_instance(argv=jupyterlab_argv(directory, jupyterlab_options, uid=uid))
+    options = [*kernel_options(jupyter_runtime_dir(), posix=os.name == "posix"), *jupyterlab_options]
+    LabApp.launch_instance(argv=jupyterlab_argv(directory, options, uid=uid))
     return 0
 
 
