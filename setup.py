@@ -1,8 +1,10 @@
 """Build hook: the wheel carries the repository's tutorial notebooks as ``stridelab/tutorials``,
-with the data they read (``benchmarks/gpu-results.json``) beside them.
+with the data they read (``benchmarks/gpu-results.json``) beside them, and its example DxDispatch
+models as ``stridelab/examples``.
 
-The notebooks live in ``notebooks/`` (nbval and Binder use them there); ``stridelab lab`` copies
-them from the installed package. An editable install reads ``notebooks/`` in place instead.
+The notebooks live in ``notebooks/`` (nbval and Binder use them there) and the models in
+``examples/`` (the tests run them there); ``stridelab lab`` and ``stridelab examples`` copy them
+from the installed package. An editable install reads both folders in place instead.
 Everything else about the build is in pyproject.toml.
 """
 
@@ -11,22 +13,31 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-TUTORIALS = Path(__file__).resolve().parent / "notebooks"
-TUTORIAL_DATA = [Path(__file__).resolve().parent / "benchmarks" / "gpu-results.json"]
+ROOT = Path(__file__).resolve().parent
+TUTORIAL_DATA = [ROOT / "benchmarks" / "gpu-results.json"]
 
 
-class BuildPyWithTutorials(build_py):
+def _files(folder: Path, pattern: str) -> list[Path]:
+    found = sorted(folder.glob(pattern))
+    if not found:
+        raise FileNotFoundError(f"no {pattern} files in {folder}: the wheel would ship none")
+    return found
+
+
+class BuildPyWithCourse(build_py):
     def run(self) -> None:
         super().run()
         if self.editable_mode:
             return
-        target = Path(self.build_lib, "stridelab", "tutorials")
-        self.mkpath(str(target))
-        notebooks = sorted(TUTORIALS.glob("*.ipynb"))
-        if not notebooks:
-            raise FileNotFoundError(f"no tutorial notebooks in {TUTORIALS}: the wheel would ship none")
-        for file in [*notebooks, *TUTORIAL_DATA]:
-            self.copy_file(str(file), str(target / file.name))
+        shipped = {
+            "tutorials": [*_files(ROOT / "notebooks", "*.ipynb"), *TUTORIAL_DATA],
+            "examples": _files(ROOT / "examples", "*.json"),
+        }
+        for folder, files in shipped.items():
+            target = Path(self.build_lib, "stridelab", folder)
+            self.mkpath(str(target))
+            for file in files:
+                self.copy_file(str(file), str(target / file.name))
 
 
-setup(cmdclass={"build_py": BuildPyWithTutorials})
+setup(cmdclass={"build_py": BuildPyWithCourse})

@@ -1,5 +1,6 @@
 """The package as built: one version, lower bounds that `make test-lowest` really installs, and an
-sdist and wheel that carry what they must (tutorials, kernels, licence, tests) without warnings."""
+sdist and wheel that carry what they must (tutorials, example models, kernels, licence, tests)
+without warnings."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def _build(hook: str, source: Path, out: Path) -> tuple[Path, str]:
 
 
 @pytest.mark.slow
-def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
+def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials_and_examples(tmp_path):
     pytest.importorskip("setuptools", reason="the build backend is not installed (the test extra has it)")
     sdist, sdist_log = _build("build_sdist", ROOT, tmp_path)
     with tarfile.open(sdist) as archive:
@@ -79,6 +80,8 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
         safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
         archive.extractall(tmp_path / "unpacked", **safe)
     notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
+    examples = sorted(path.name for path in (ROOT / "examples").glob("*.json"))
+    assert len(examples) == 6
     for needed in (
         "LICENSE",
         "conftest.py",
@@ -90,6 +93,7 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
         "tests/browser/memory_map.ipynb",
         "benchmarks/gpu-results.json",
         *(f"notebooks/{name}" for name in notebooks),
+        *(f"examples/{name}" for name in examples),
     ):
         assert needed in names, f"the sdist lacks {needed}"
 
@@ -101,10 +105,13 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
         entry_points = archive.read(f"stridelab-{stridelab.__version__}.dist-info/entry_points.txt").decode()
         start_here = archive.read("stridelab/tutorials/00-start-here.ipynb")
         results = archive.read("stridelab/tutorials/gpu-results.json")
+        shipped = {name: archive.read(f"stridelab/examples/{name}") for name in examples}
     tutorials = sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/tutorials/"))
     assert tutorials == sorted([*notebooks, "gpu-results.json"])
     assert start_here == (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
     assert results == (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
+    assert sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/examples/")) == examples
+    assert shipped == {name: (ROOT / "examples" / name).read_bytes() for name in examples}
     kernels = [f"stridelab/ops/cupy/{p.name}" for p in (ROOT / "src/stridelab/ops/cupy").glob("*.cu*")]
     assert len(kernels) >= 6
     for needed in ("stridelab/py.typed", *kernels, "stridelab/widgets/static/memory_map.js"):
@@ -112,6 +119,22 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials(tmp_path):
     assert f"stridelab-{stridelab.__version__}.dist-info/licenses/LICENSE" in names
     assert "License-Expression: MIT" in metadata.splitlines()
     assert "stridelab = stridelab.cli:main" in entry_points.splitlines()
-    assert not any(name.startswith(("tests/", "notebooks/")) for name in names)
+    assert not any(name.startswith(("tests/", "notebooks/", "examples/")) for name in names)
     for log in (sdist_log, wheel_log):
         assert "warning" not in log.lower(), log
+
+    # the wheel as a pip-only user has it (unpacked onto the path, no clone around): `stridelab
+    # examples` copies the models it carries
+    installed, copied = tmp_path / "installed", tmp_path / "my examples"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(installed)
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    command = [sys.executable, "-m", "stridelab", "examples", str(copied)]
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    where = [sys.executable, "-c", "from stridelab import _tutorials; print(_tutorials.examples_dir())"]
+    found = subprocess.run(where, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert found.stdout.strip() == str(installed / "stridelab" / "examples")
+    assert sorted(path.name for path in copied.iterdir()) == examples
+    assert {name: (copied / name).read_bytes() for name in examples} == shipped
+    assert result.stdout.splitlines()[-1] == f"stridelab: try: stridelab dispatch '{copied / 'reversing-slice1.json'}'"

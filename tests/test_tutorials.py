@@ -4,8 +4,19 @@ notebooks without them, never over a folder in use unless asked."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -126,3 +137,98 @@ def test_the_command_writes_the_student_copy_and_exits(tmp_path, capsys):
     assert cli.main(["lab", str(tmp_path / "other"), "--overwrite"]) == 2
     assert "--overwrite goes with --student" in capsys.readouterr().err
     assert not (tmp_path / "other").exists()
+
+
+def _launched_argv(monkeypatch, tmp_path, runtime_dir: Path, *options: str) -> list[str]:
+    """The arguments ``stridelab lab`` gives JupyterLab, with ``runtime_dir`` as Jupyter's runtime folder."""
+    labapp = pytest.importorskip("jupyterlab.labapp", reason="jupyterlab is not installed")
+    launched: list[list[str]] = []
+    monkeypatch.setattr(labapp.LabApp, "launch_instance", lambda argv: launched.append(argv))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime_dir))
+    assert cli.main(["lab", str(tmp_path / "course"), *options]) == 0
+    (argv,) = launched
+    return argv
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Unix sockets: POSIX systems only")
+def test_stridelab_lab_reaches_kernels_over_unix_sockets_and_a_users_option_wins(tmp_path, monkeypatch, capsys):
+    runtime = Path("/home/ada/.local/share/jupyter/runtime")  # Jupyter's default for a user ada
+    argv = _launched_argv(monkeypatch, tmp_path, runtime, "--KernelManager.transport=tcp")
+    assert argv[-2:] == ["--KernelManager.transport=ipc", "--KernelManager.transport=tcp"]  # the last one counts
+
+
+def test_stridelab_lab_keeps_tcp_where_a_socket_path_would_be_too_long(tmp_path, monkeypatch, capsys):
+    deep = tmp_path / ("r" * (cli.MAX_SOCKET_PATH - len(str(tmp_path))))
+    argv = _launched_argv(monkeypatch, tmp_path, deep, "--no-browser")
+    assert not any(option.startswith("--KernelManager.transport") for option in argv)
+    assert argv[-1] == "--no-browser"
+
+
+def _wait_for_ready(client, deadline: float) -> None:
+    """Ask the kernel for its info until it answers on the shell and IOPub channels (the client's
+    own wait_for_ready takes a first answer slower than a second, before any heartbeat, for a dead
+    kernel)."""
+    while time.monotonic() < deadline:
+        client.kernel_info()
+        try:
+            client.get_shell_msg(timeout=2)
+            client.get_iopub_msg(timeout=1)  # the request's status message: IOPub is connected too
+        except queue.Empty:
+            continue
+        with contextlib.suppress(queue.Empty):
+            while True:  # the rest of the request's status messages
+                client.get_iopub_msg(timeout=0.2)
+        return
+    pytest.fail("the kernel did not answer within 60 s")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="Unix sockets: POSIX systems only")
+def test_a_kernel_of_stridelab_lab_runs_over_unix_sockets_without_the_tcp_warning(tmp_path):
+    """A real ``stridelab lab`` and a kernel started through its REST API: the kernel answers over
+    the Unix sockets its connection file names, and ipykernel's warning about unencrypted TCP is not
+    in the log."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install 'stridelab[lab]')")
+    from jupyter_client import BlockingKernelClient
+
+    runtime = Path(tempfile.mkdtemp(prefix="sl-"))  # short: a deep tmp_path leaves no room for socket names
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)}
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTERLAB_SETTINGS_DIR"):
+        env[name] = str(tmp_path / name.lower())
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    token = secrets.token_hex(16)
+    command = [sys.executable, "-m", "stridelab", "lab", str(tmp_path / "course"), "--no-browser", f"--port={port}"]
+    command.append(f"--IdentityProvider.token={token}")
+    log_path = tmp_path / "lab.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        kernel_id, deadline = None, time.monotonic() + 60
+        while kernel_id is None:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/kernels?token={token}", method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=5) as reply:
+                    kernel_id = json.load(reply)["id"]
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("stridelab lab did not start a kernel:\n" + log_path.read_text())
+                time.sleep(0.3)
+        client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
+        client.load_connection_file()
+        client.start_channels()
+        outputs: list[dict] = []
+        try:
+            _wait_for_ready(client, deadline=time.monotonic() + 60)
+            reply = client.execute_interactive("print(2 + 3)", timeout=60, output_hook=outputs.append)
+        finally:
+            client.stop_channels()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        shutil.rmtree(runtime, ignore_errors=True)
+    assert client.transport == "ipc" and client.ip.startswith(str(runtime))
+    assert reply["content"]["status"] == "ok"
+    assert [m["content"]["text"] for m in outputs if m["msg_type"] == "stream"] == ["5\n"]
+    assert "Kernel is running over TCP" not in log_path.read_text()

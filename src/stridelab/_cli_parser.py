@@ -16,6 +16,7 @@ from .dxdispatch.files import MAX_MODEL_BYTES, MAX_WRITTEN_BYTES
 __all__: list[str] = []
 
 DEFAULT_TUTORIALS_DIR = Path("stridelab-tutorials")
+DEFAULT_EXAMPLES_DIR = Path("stridelab-examples")
 USAGE_ERROR = 2
 #: What a command runs: the parsed arguments and the options passed on (``lab``'s to JupyterLab).
 Run = Callable[[argparse.Namespace, list[str]], int]
@@ -75,6 +76,7 @@ def build_parser(runs: Mapping[str, Run]) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="on an error, show the traceback")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_lab(commands, runs["lab"])
+    _add_examples(commands, runs["examples"])
     _add_explain(commands, runs["explain"])
     _add_show(commands, runs["show"])
     _add_dispatch(commands, runs["dispatch"])
@@ -113,6 +115,28 @@ def _add_lab(commands: argparse._SubParsersAction, run: Run) -> None:
         "--overwrite", action="store_true", help="with --student: replace the tutorial files already in DIR"
     )
     lab.set_defaults(run=run, passes_options=True)
+
+
+def _add_examples(commands: argparse._SubParsersAction, run: Run) -> None:
+    """The ``examples`` command: stridelab's example DxDispatch models, copied to try."""
+    examples = commands.add_parser(
+        "examples",
+        help="copy the example DxDispatch models into a folder",
+        description=(
+            "Copy stridelab's example DxDispatch models (the ones notebook 08 describes) into DIR where they are "
+            "not there yet (a model you edited is never overwritten), then run one with stridelab dispatch or "
+            "look at its tensors with stridelab show."
+        ),
+    )
+    examples.add_argument(
+        "directory",
+        metavar="DIR",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_EXAMPLES_DIR,
+        help=f"where the models are copied (default: ./{DEFAULT_EXAMPLES_DIR})",
+    )
+    examples.set_defaults(run=run)
 
 
 def _add_explain(commands: argparse._SubParsersAction, run: Run) -> None:

@@ -1,9 +1,9 @@
-"""Where the tutorial notebooks are, and copying them for a student to work in.
+"""Where the tutorial notebooks and the example models are, and copying them for a user to work in.
 
-An installed stridelab carries them in ``stridelab/tutorials`` (put there by the build); a source
-checkout, editable installs included, has them in the repository's ``notebooks/``. The data files
-the notebooks read (the GPU benchmark's results) lie beside them once installed or copied, and in
-the repository's ``benchmarks/`` in a checkout.
+An installed stridelab carries them in ``stridelab/tutorials`` and ``stridelab/examples`` (put
+there by the build); a source checkout, editable installs included, has them in the repository's
+``notebooks/`` and ``examples/``. The data files the notebooks read (the GPU benchmark's results)
+lie beside them once installed or copied, and in the repository's ``benchmarks/`` in a checkout.
 
 The notebooks are the teacher's copy: each exercise's solution is a cell tagged ``solution``. A
 student copy (``stridelab lab --student DIR``) leaves those cells out, and marks its folder so
@@ -25,9 +25,13 @@ _MARK_TEXT = (
     "This folder holds stridelab's tutorials without their solutions (stridelab lab --student).\n"
     "stridelab lab copies a notebook missing here without its solutions too.\n"
 )
+#: The example model ``stridelab examples`` suggests running first.
+EXAMPLE = "reversing-slice1.json"
 _PACKAGED = Path(__file__).resolve().parent / "tutorials"
 _CHECKOUT = Path(__file__).resolve().parents[2] / "notebooks"
 _CHECKOUT_DATA = Path(__file__).resolve().parents[2] / "benchmarks"
+_PACKAGED_EXAMPLES = Path(__file__).resolve().parent / "examples"
+_CHECKOUT_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def tutorials_dir() -> Path:
@@ -38,6 +42,17 @@ def tutorials_dir() -> Path:
     raise FileNotFoundError(
         f"stridelab's tutorials are missing: neither {_PACKAGED} nor {_CHECKOUT} holds {START}; "
         "reinstall stridelab from a wheel or a full clone of its repository"
+    )
+
+
+def examples_dir() -> Path:
+    """The folder holding the example DxDispatch models this stridelab was installed with."""
+    for folder in (_PACKAGED_EXAMPLES, _CHECKOUT_EXAMPLES):
+        if (folder / EXAMPLE).is_file():
+            return folder
+    raise FileNotFoundError(
+        f"stridelab's example models are missing: neither {_PACKAGED_EXAMPLES} nor {_CHECKOUT_EXAMPLES} holds "
+        f"{EXAMPLE}; reinstall stridelab from a wheel or a full clone of its repository"
     )
 
 
@@ -67,15 +82,16 @@ def without_solutions(notebook: bytes) -> tuple[bytes, int]:
     return text.encode("utf-8"), len(cells) - len(kept)
 
 
-def _destinations(files: list[Path], target: Path) -> list[Path]:
-    """Where ``files`` go in ``target``, all checked before any is written (no partial copy):
-    nothing is written through a link planted there, nor over what is not a regular file."""
+def _destinations(files: list[Path], target: Path, what: str = "the tutorials") -> list[Path]:
+    """Where ``files`` (``what`` they are, for messages) go in ``target``, all checked before any is
+    written (no partial copy): nothing is written through a link planted there, nor over what is
+    not a regular file."""
     if target.exists() and not target.is_dir():
-        raise NotADirectoryError(f"cannot copy the tutorials into {target}: it is a file, not a folder")
+        raise NotADirectoryError(f"cannot copy {what} into {target}: it is a file, not a folder")
     destinations = [target / file.name for file in files]
     for destination in destinations:
         if destination.is_symlink():
-            raise OSError(f"{destination} is a symbolic link; the tutorials are not copied through links")
+            raise OSError(f"{destination} is a symbolic link; {what} are not copied through links")
         if destination.exists() and not destination.is_file():
             raise OSError(f"{destination} is there but is not a regular file; move it away first")
     return destinations
@@ -108,11 +124,30 @@ def copy_tutorials(target: Path) -> tuple[list[Path], list[Path]]:
     their data in ``benchmarks/``), neither.
     """
     files = tutorial_files()
-    if target.exists() and target.is_dir() and target.resolve() == tutorials_dir().resolve():
-        return [], []
-    destinations = _destinations(files, target)
-    target.mkdir(parents=True, exist_ok=True)
     student = (target / STUDENT_MARK).is_file()
+    return _copy_missing(files, tutorials_dir(), target, "the tutorials", student=student)
+
+
+def copy_examples(target: Path) -> tuple[list[Path], list[Path]]:
+    """Copy each example DxDispatch model into ``target`` unless a file of that name is there already.
+
+    As :func:`copy_tutorials` does: an edited model is never overwritten, nothing is written
+    through a link planted in ``target`` (OSError naming it), and ``target`` the examples' own
+    folder (a source checkout's ``examples/``) copies nothing. Returns the files copied and the
+    files kept.
+    """
+    return _copy_missing(sorted(examples_dir().glob("*.json")), examples_dir(), target, "the examples")
+
+
+def _copy_missing(
+    files: list[Path], source: Path, target: Path, what: str, *, student: bool = False
+) -> tuple[list[Path], list[Path]]:
+    """Copy each of ``files``, which lie in ``source``, into ``target`` where it is missing; the
+    files copied and the files kept."""
+    if target.exists() and target.is_dir() and target.resolve() == source.resolve():
+        return [], []
+    destinations = _destinations(files, target, what)
+    target.mkdir(parents=True, exist_ok=True)
     copied, kept = [], []
     for file, destination in zip(files, destinations):
         if destination.exists():

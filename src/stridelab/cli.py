@@ -4,8 +4,11 @@ Subcommands:
 
 - ``stridelab lab [DIR] [JupyterLab options]``: copy the tutorial notebooks into DIR (default
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
-  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1. ``stridelab lab --student
-  DIR [--overwrite]`` writes a student copy (the notebooks without their solutions) and exits.
+  and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1, its kernels reached over Unix
+  sockets where the system has them. ``stridelab lab --student DIR [--overwrite]`` writes a
+  student copy (the notebooks without their solutions) and exits.
+- ``stridelab examples [DIR]``: copy the example DxDispatch models into DIR (default
+  ``./stridelab-examples``) where they are not there yet, and print the command that runs one.
 - ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
   or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
   broadcast and overlap, and how to reach NCHW or NHWC.
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import stat
 import sys
 from collections.abc import Sequence
@@ -39,7 +43,7 @@ from typing import Any
 
 from ._cli_parser import USAGE_ERROR, build_parser
 from ._optional import optional_imports
-from ._tutorials import START, copy_student_tutorials, copy_tutorials
+from ._tutorials import EXAMPLE, START, copy_examples, copy_student_tutorials, copy_tutorials
 from .errors import LayoutError
 
 __all__: list[str] = []
@@ -87,6 +91,31 @@ def jupyterlab_argv(directory: Path, options: Sequence[str], *, uid: int | None)
     ]
 
 
+#: The longest path a Unix socket may have, in bytes: ``sun_path`` holds 104 bytes on macOS and
+#: the BSDs (108 on Linux), the final NUL included.
+MAX_SOCKET_PATH = 103
+#: The name jupyter_client gives a kernel's Unix sockets in the runtime folder (the number: 1 to 5).
+_KERNEL_SOCKET = "kernel-00000000-0000-0000-0000-000000000000-ipc-99"
+
+
+def kernel_options(runtime_dir: str, *, posix: bool) -> list[str]:
+    """JupyterLab's options for reaching its kernels: over Unix sockets in its runtime folder, which
+    only the user may open (so ipykernel has no unencrypted TCP to warn about at each kernel start),
+    where the system has them and the sockets' paths fit; otherwise none: TCP on 127.0.0.1.
+
+    >>> kernel_options("/home/ada/.local/share/jupyter/runtime", posix=True)
+    ['--KernelManager.transport=ipc']
+    >>> kernel_options("/home/ada/.local/share/jupyter/runtime", posix=False)
+    []
+    >>> kernel_options("/home/" + "a" * 60, posix=True)  # a socket path past the limit
+    []
+    """
+    socket = os.path.join(runtime_dir, _KERNEL_SOCKET)
+    if not posix or len(os.fsencode(socket)) > MAX_SOCKET_PATH:
+        return []
+    return ["--KernelManager.transport=ipc"]
+
+
 def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
     directory: Path = args.directory
     if args.student:
@@ -97,6 +126,7 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         raise CommandError(f"cannot copy the tutorials into {directory}: it is a file, not a folder")
     try:
         with optional_imports("lab", "stridelab lab"):
+            from jupyter_core.paths import jupyter_runtime_dir
             from jupyterlab.labapp import LabApp
     except ImportError as error:
         raise CommandError(str(error)) from error
@@ -110,7 +140,8 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         print(f"stridelab: left the {len(kept)} tutorial files already in {directory} as they are", end=" ")
         print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
-    LabApp.launch_instance(argv=jupyterlab_argv(directory, jupyterlab_options, uid=uid))
+    options = [*kernel_options(jupyter_runtime_dir(), posix=os.name == "posix"), *jupyterlab_options]
+    LabApp.launch_instance(argv=jupyterlab_argv(directory, options, uid=uid))
     return 0
 
 
@@ -126,6 +157,26 @@ def _student_copy(directory: Path, jupyterlab_options: list[str], *, overwrite: 
     shown = printable(str(directory))
     print(f"stridelab: wrote {len(written)} tutorial files into {shown}, leaving out {left_out} solutions")
     print(f"stridelab: students open them with: stridelab lab {shown}")
+    return 0
+
+
+def _examples(args: argparse.Namespace, options: list[str]) -> int:
+    directory: Path = args.directory
+    try:
+        copied, kept = copy_examples(directory)
+    except OSError as error:
+        raise CommandError(str(error)) from error
+    shown = printable(str(directory))
+    if not copied and not kept:
+        print(f"stridelab: {shown} is where the example models are kept; nothing to copy")
+    if copied:
+        print(f"stridelab: copied {len(copied)} example models into {shown}:")
+        for path in copied:
+            print(f"  {printable(path.name)}")
+    if kept:
+        print(f"stridelab: left the {len(kept)} example files already in {shown} as they are", end=" ")
+        print("(delete one to get a fresh copy)")
+    print(f"stridelab: try: stridelab dispatch {printable(shlex.quote(str(directory / EXAMPLE)))}")
     return 0
 
 
@@ -281,7 +332,8 @@ def _run_failure(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``stridelab`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
-    parser = build_parser({"lab": _lab, "explain": _explain, "show": _show, "dispatch": _dispatch, "check": _check})
+    runs = {"lab": _lab, "examples": _examples, "explain": _explain, "show": _show, "dispatch": _dispatch}
+    parser = build_parser({**runs, "check": _check})
     args, unknown = parser.parse_known_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
