@@ -192,7 +192,7 @@ def test_bad_arguments_are_refused_by_name():
         strided_arrays((2,), None)
     with pytest.raises(TypeError, match="dtype must be a NumPy data type .*, not str 'float33'"):
         strided_arrays((2,), "float33")
-    with pytest.raises(sl.LayoutError, match=r"dtype = <class 'numpy.bool'>: it must be one of float32, float16, "):
+    with pytest.raises(sl.LayoutError, match=r"dtype = <class 'numpy.bool_?'>: it must be one of float32, float16, "):
         strided_arrays((2,), np.bool_)
     with pytest.raises(sl.LayoutError, match=r"dtype = '>f4': it must be one of .*, in native byte order"):
         strided_arrays((2,), ">f4")

@@ -81,7 +81,7 @@ def place(layout: ProbeLayout, values: np.ndarray, like: Any, fill: Any) -> Plac
     flat = build_array(
         (start + high + 1 + edge,), (1,), dtype=_dtype_for(like, values.dtype), like=_module_for(like), fill=fill
     )
-    buffer = as_array(flat)  # NumPy or CuPy over every slot, a torch tensor's too
+    buffer = _writable(flat)  # NumPy or CuPy over every slot, a torch tensor's too
     slots = element_slots(layout, start)
     buffer[_index(buffer, slots)] = _to_device(buffer, values.reshape(-1))
     return Placed(_view(flat, layout, start), buffer, slots)
@@ -122,9 +122,17 @@ def packed_copy(values: np.ndarray, like: Any) -> Any:
     """``values`` in a fresh packed array of ``like``'s kind, over a buffer of exactly its elements."""
     strides = packed_strides(values.shape)
     array = build_array(values.shape, strides, dtype=_dtype_for(like, values.dtype), like=_module_for(like))
-    view = as_array(array)  # NumPy or CuPy: a torch tensor takes no NumPy values
+    view = _writable(array)  # NumPy or CuPy: a torch tensor takes no NumPy values
     view[...] = _to_device(view, values)
     return array
+
+
+def _writable(array: Any) -> Any:
+    """A writable NumPy or CuPy array over ``array``'s memory: a CPU tensor's through its own
+    ``numpy()`` (NumPy before 2.1 imports DLPack read-only), anything else through the reader."""
+    if is_torch(array) and array.device.type == "cpu":
+        return array.detach().numpy()
+    return as_array(array)
 
 
 def _module_for(like: Any) -> Any:
