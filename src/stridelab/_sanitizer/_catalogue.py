@@ -90,7 +90,7 @@ def _orders(sizes: tuple[int, ...]) -> Iterable[tuple[str, str, tuple[int, ...]]
     if rank in (4, 5):
         name = "NHWC" if rank == 4 else "NDHWC"
         yield "channels-last", f"packed {name}", (0, *range(2, rank), 1)
-    candidates = permutations(range(rank)) if rank <= 3 else _innermost_once(rank)
+    candidates = permutations(range(rank)) if rank <= 4 else _innermost_once(rank)
     for order in candidates:
         if sizes[order[-1]] > 1:
             words = "memory order " + ",".join(map(str, order)) + " (outermost first)"
@@ -98,6 +98,7 @@ def _orders(sizes: tuple[int, ...]) -> Iterable[tuple[str, str, tuple[int, ...]]
 
 
 def _innermost_once(rank: int) -> Iterable[tuple[int, ...]]:
+    """Above rank 4, a covering subset of the memory orders: each dimension innermost once."""
     for axis in range(rank):
         yield (*(a for a in range(rank) if a != axis), axis)
 
