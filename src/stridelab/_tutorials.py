@@ -36,23 +36,22 @@ _CHECKOUT_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def tutorials_dir() -> Path:
     """The folder holding the tutorial notebooks this stridelab was installed with."""
-    for folder in (_PACKAGED, _CHECKOUT):
-        if (folder / START).is_file():
-            return folder
-    raise FileNotFoundError(
-        f"stridelab's tutorials are missing: neither {_PACKAGED} nor {_CHECKOUT} holds {START}; "
-        "reinstall stridelab from a wheel or a full clone of its repository"
-    )
+    return _installed("tutorials", START, _PACKAGED, _CHECKOUT)
 
 
 def examples_dir() -> Path:
     """The folder holding the example DxDispatch models this stridelab was installed with."""
-    for folder in (_PACKAGED_EXAMPLES, _CHECKOUT_EXAMPLES):
-        if (folder / EXAMPLE).is_file():
+    return _installed("example models", EXAMPLE, _PACKAGED_EXAMPLES, _CHECKOUT_EXAMPLES)
+
+
+def _installed(what: str, marker: str, packaged: Path, checkout: Path) -> Path:
+    """The folder of the wheel's copy, else of the source checkout, that holds ``marker``."""
+    for folder in (packaged, checkout):
+        if (folder / marker).is_file():
             return folder
     raise FileNotFoundError(
-        f"stridelab's example models are missing: neither {_PACKAGED_EXAMPLES} nor {_CHECKOUT_EXAMPLES} holds "
-        f"{EXAMPLE}; reinstall stridelab from a wheel or a full clone of its repository"
+        f"stridelab's {what} are missing: neither {packaged} nor {checkout} holds {marker}; "
+        "reinstall stridelab from a wheel or a full clone of its repository"
     )
 
 
@@ -136,7 +135,8 @@ def copy_examples(target: Path) -> tuple[list[Path], list[Path]]:
     folder (a source checkout's ``examples/``) copies nothing. Returns the files copied and the
     files kept.
     """
-    return _copy_missing(sorted(examples_dir().glob("*.json")), examples_dir(), target, "the examples")
+    source = examples_dir()
+    return _copy_missing(sorted(source.glob("*.json")), source, target, "the examples")
 
 
 def _copy_missing(

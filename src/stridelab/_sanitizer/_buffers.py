@@ -9,6 +9,7 @@ internal: :mod:`stridelab._sanitizer._run` uses it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,7 @@ def _writable(array: Any) -> Any:
 
 
 def _module_for(like: Any) -> Any:
-    if is_torch(like):
+    if is_torch(like) or isinstance(like, ModuleType):  # a tensor, or the numpy or cupy module
         return like
     if is_cupy_array(like):
         import cupy

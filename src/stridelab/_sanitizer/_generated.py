@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import build_array, is_torch
+from .._arrays import is_torch
 from .._validate import shown
 from ..errors import LayoutError
-from ._catalogue import MAX_ELEMENTS, packed_strides
+from ._buffers import packed_copy
+from ._catalogue import MAX_ELEMENTS
 
 __all__: list[str] = []
 
@@ -49,13 +50,7 @@ class Generated:
 
     def array(self) -> Any:
         """The values as a packed array of ``like``'s kind."""
-        values = self.values()
-        array = build_array(self.shape, packed_strides(self.shape), dtype=self._dtype(), like=self.like)
-        if is_torch(array):
-            array.copy_(array.new_tensor(values.tolist()))
-        else:
-            array[...] = self.like.asarray(values)
-        return array
+        return packed_copy(self.values(), self.like)
 
     def resized(self, shape: tuple[int, ...]) -> Generated:
         """The same kind of input in another ``shape``."""
@@ -65,9 +60,6 @@ class Generated:
         """Pickled with the module's name (a module cannot be pickled), for ``isolate=True``."""
         like = self.like.__name__ if isinstance(self.like, ModuleType) else self.like
         return (_unpickle, (self.shape, self.dtype, like))
-
-    def _dtype(self) -> Any:
-        return self.like.dtype if is_torch(self.like) else self.dtype
 
 
 def _unpickle(shape: tuple[int, ...], dtype: np.dtype, like: Any) -> Generated:
