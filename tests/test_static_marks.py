@@ -199,3 +199,17 @@ def test_panels_linked_by_coordinates_alone_keep_their_own_colours():
     picture = sl.compare(a, b)
     _, packed = panels(picture.to_svg())
     assert len({fill(g) for g in groups(packed, "cell").values()}) == 3  # one per row
+
+
+def test_the_text_form_counts_what_the_marks_pick_out():
+    text = sl.SliceExplorer(X, **EXAMPLE_1)._repr_mimebundle_()[0]["text/plain"]
+    # window: 4 rows x 3 columns; copied: 2 rows x 2 columns, each read from its own slot
+    assert text.splitlines()[1] == (
+        "marked: input: window 12 cells, outside 4 cells, read 4 slots, numbered 4 cells; output: written 4 slots"
+    )
+    x = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], dtype=np.float32)
+    text = sl.CumulativeSummationExplorer(x, axis=3)._repr_mimebundle_()[0]["text/plain"]
+    # first step along W: column 0 of 3 rows; the other 3 columns of the output still to come
+    assert text.splitlines()[1] == (
+        "marked: input: read 3 cells and 3 slots; output: written 3 cells and 3 slots, pending 9 cells and 9 slots"
+    )

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .palette import MARKS
 from .scene import Scene
 
 __all__: list[str] = []
@@ -145,3 +146,38 @@ def _coloured_as(scene: Scene, keys: Sequence[Key], source: dict[int, int], firs
     for slot in np.flatnonzero(~taken & (colours >= 0)).tolist():
         colours[slot] = fills.index(scene.fills[colours[slot] % len(scene.fills)])
     return dataclasses.replace(scene, slot_colours=colours, fills=fills)
+
+
+def _mark_order(mark: str) -> tuple[int, str]:
+    """Marks in the order of :data:`~.palette.MARKS`, others after them by name."""
+    order = list(MARKS)
+    return (order.index(mark), "") if mark in order else (len(order), mark)
+
+
+def _counted(count: int, what: str) -> str:
+    return f"{count} {what}" + ("" if count == 1 else "s")
+
+
+def marks_text(scenes: Sequence[Scene], names: Sequence[str]) -> str:
+    """What the marks and badges on ``scenes`` pick out, counted, for the plain-text form of a
+    picture; "" where nothing is marked.
+
+    >>> from stridelab import TensorDesc
+    >>> from stridelab.render.scene import build_scene
+    >>> scene = marked(build_scene(TensorDesc("FLOAT32", (2, 2))), {"cells": {"read": [0, 1]}, "slots": {"read": [1]}})
+    >>> marks_text([scene], ["input"])
+    'marked: input: read 2 cells and 1 slot'
+    """
+    panels = []
+    for scene, name in zip(scenes, names):
+        counts: dict[str, list[str]] = {}
+        for items, what in ((scene.cell_marks, "cell"), (scene.slot_marks, "slot")):
+            for mark in sorted({m for m in items if m}, key=_mark_order):
+                counts.setdefault(mark, []).append(_counted(items.count(mark), what))
+        numbered = sum(1 for badge in scene.cell_badges if badge)
+        if numbered:
+            counts.setdefault("numbered", []).append(_counted(numbered, "cell"))
+        if counts:
+            parts = ", ".join(f"{mark} {' and '.join(what)}" for mark, what in counts.items())
+            panels.append(f"{name}: {parts}" if name else parts)
+    return "marked: " + "; ".join(panels) if panels else ""

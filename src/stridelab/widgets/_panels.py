@@ -20,7 +20,7 @@ import traitlets
 
 from .._validate import shown
 from ..errors import LayoutError
-from ..render.marks import carried, shared_colours
+from ..render.marks import carried, marks_text, shared_colours
 from ..render.picture import picture_bundle
 from ..render.scene import WRAP_WIDTH, Scene
 from ..render.svg import KIND_NAMES, pictures_svg, scene_svg
@@ -94,10 +94,14 @@ class StaticFallback:
         """The scenes of the static picture and their captions; none where nothing is drawn."""
         raise NotImplementedError
 
-    def static_text(self) -> str:
-        """The plain-text form: the repr, and for a widget in an error state, the error."""
+    def static_text(self, picture: tuple[list[Scene], list[str]] | None = None) -> str:
+        """The plain-text form: the repr, and for a widget in an error state, the error; else what
+        the marks of its static ``picture`` (default: :meth:`static_picture`) pick out, if any."""
         error = getattr(self, "error", None)
-        return repr(self) if error is None else f"{self!r}\nnot drawn: {error}"
+        if error is not None:
+            return f"{self!r}\nnot drawn: {error}"
+        marks = marks_text(*(picture or self.static_picture()))
+        return f"{self!r}\n{marks}" if marks else repr(self)
 
     def static_picture(self) -> tuple[list[Scene], list[str]]:
         """:meth:`static_scenes` with what the live view puts on its panels: the marks (outlined,
@@ -119,11 +123,12 @@ class StaticFallback:
         bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]  # a mixin: the widget class comes next
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         scenes, names = self.static_picture()
+        text = self.static_text((scenes, names))
         if scenes:
-            picture, picture_metadata = picture_bundle(scenes, names, self.static_text(), self._scale)
+            picture, picture_metadata = picture_bundle(scenes, names, text, self._scale)
             data.update(picture)
             metadata.update(picture_metadata)
-        data["text/plain"] = self.static_text()
+        data["text/plain"] = text
         return data, metadata
 
 
