@@ -14,6 +14,7 @@ from __future__ import annotations
 import colorsys
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,6 +64,41 @@ TEXT_ROLES: dict[str, TextRole] = {
     "legend": TextRole(11),
     "hint": TextRole(11, colour=MUTED),
 }
+
+
+@dataclass(frozen=True)
+class MarkStyle:
+    """How a marked cell or slot is drawn, as the widget stylesheet (``static/memory_map.css``)
+    draws an element with ``data-mark``: its outline's colour, width (pixels) and dashes, and the
+    opacity of the whole element (dimmed below 1)."""
+
+    stroke: str = STROKE
+    width: float = 1.0
+    dash: tuple[int, int] | None = None
+    opacity: float = 1.0
+
+
+#: The marks the widgets put on cells and slots (the ``marks`` trait), by name: outlines in the
+#: Okabe-Ito blue and vermilion, thick and (for written) dashed so that they read without colour.
+MARKS: dict[str, MarkStyle] = {
+    "window": MarkStyle("#0072B2", 2.5),
+    "read": MarkStyle("#0072B2", 4.0),
+    "written": MarkStyle("#D55E00", 4.0, (6, 2)),
+    "pending": MarkStyle(opacity=0.3),
+    "outside": MarkStyle(opacity=0.45),
+}
+
+
+def faded(colour: str, opacity: float) -> str:
+    """``colour`` (``#RRGGBB``) seen at ``opacity`` over the drawings' white background.
+
+    >>> faded("#000000", 0.45), faded("#77AADD", 1.0)   # 255 - 255 * 0.45 = 140.25
+    ('#8C8C8C', '#77AADD')
+    """
+    if opacity >= 1:
+        return colour
+    channels = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(255 - (255 - c) * opacity):02X}" for c in channels)
 
 
 #: The most fills a drawing uses: beyond, colours repeat (neighbouring indices still differ).

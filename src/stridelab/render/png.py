@@ -34,10 +34,12 @@ from .palette import (
     CELL_H,
     CELL_W,
     INK,
+    MARKS,
     PADDING_FILL,
     PADDING_HATCH,
-    STROKE,
     TEXT_ROLES,
+    MarkStyle,
+    faded,
     label_font_size,
 )
 from .scene import STACK_CAPTION, Scene, stack_scenes
@@ -48,6 +50,8 @@ _ANCHORS = {"start": "ls", "middle": "ms", "end": "rs"}
 #: Dashes (on, off) of the SVG's ``stroke-dasharray``: alignment slots and gap markers.
 _ALIGNMENT_DASH = (3, 2)
 _GAP_DASH = (2, 2)
+#: An unmarked cell or slot.
+_PLAIN = MarkStyle()
 _FONT_FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
 
 
@@ -113,60 +117,79 @@ class _Painter:
             (x * k, (y + self.dy) * k), text, fill=colour, font=_font(size * k, bold), anchor=_ANCHORS[anchor]
         )
 
-    def box(self, x: int, y: int, w: int, h: int, fill: str | None, dash: tuple[int, int] | None = None) -> None:
-        """A rectangle with the SVG's 1-pixel stroke centred on its edge (dashed where asked)."""
-        k, y = self.k, y + self.dy
-        half, rest = k // 2, k - k // 2 - 1  # the stroke's pixels before and after the edge
+    def box(
+        self,
+        x: int,
+        y: int,
+        w: int,
+        h: int,
+        fill: str | None,
+        dash: tuple[int, int] | None = None,
+        style: MarkStyle = _PLAIN,
+    ) -> None:
+        """A rectangle with the SVG's stroke centred on its edge (1 pixel unless ``style`` says
+        otherwise; dashed where asked), everything seen at ``style``'s opacity."""
+        k, y, o = self.k, y + self.dy, style.opacity
+        t = max(1, round(style.width * k))  # the stroke's image pixels
+        half, rest = t // 2, t - t // 2 - 1  # the stroke's pixels before and after the edge
         left, top, right, bottom = x * k - half, y * k - half, (x + w) * k + rest, (y + h) * k + rest
+        stroke, fill = faded(style.stroke, o), None if fill is None else faded(fill, o)
+        dash = style.dash or dash
         if dash is None:
-            self.draw.rectangle((left, top, right, bottom), fill=fill, outline=STROKE, width=k)
+            self.draw.rectangle((left, top, right, bottom), fill=fill, outline=stroke, width=t)
             return
         if fill is not None:
-            self.draw.rectangle((left + k, top + k, right - k, bottom - k), fill=fill)
+            self.draw.rectangle((left + t, top + t, right - t, bottom - t), fill=fill)
         on, off = dash[0] * k, dash[1] * k
-        for edge in (top, bottom - k + 1):
+        for edge in (top, bottom - t + 1):
             for start in range(left, right + 1, on + off):
-                self.draw.rectangle((start, edge, min(start + on - 1, right), edge + k - 1), fill=STROKE)
-        for edge in (left, right - k + 1):
+                self.draw.rectangle((start, edge, min(start + on - 1, right), edge + t - 1), fill=stroke)
+        for edge in (left, right - t + 1):
             for start in range(top, bottom + 1, on + off):
-                self.draw.rectangle((edge, start, edge + k - 1, min(start + on - 1, bottom)), fill=STROKE)
+                self.draw.rectangle((edge, start, edge + t - 1, min(start + on - 1, bottom)), fill=stroke)
 
-    def hatched(self, x: int, y: int, w: int, h: int) -> None:
+    def hatched(self, x: int, y: int, w: int, h: int, style: MarkStyle = _PLAIN) -> None:
         """Padding: grey with dark diagonal lines, as the SVG's hatch pattern."""
-        self.box(x, y, w, h, PADDING_FILL)
+        self.box(x, y, w, h, PADDING_FILL, style=style)
         k, y = self.k, y + self.dy
         left, top, width, height = (x + 1) * k, (y + 1) * k, (w - 2) * k, (h - 2) * k
+        hatch = faded(PADDING_HATCH, style.opacity)
         for i in range(0, width + height, 8 * k):
             t0, t1 = max(0, i - width), min(height, i)
             if t0 < t1:
-                self.draw.line((left + i - t0, top + t0, left + i - t1, top + t1), fill=PADDING_HATCH, width=k)
+                self.draw.line((left + i - t0, top + t0, left + i - t1, top + t1), fill=hatch, width=k)
 
-    def slot_box(self, x: int, y: int, w: int, kind: int, colour: int, fills: Sequence[str]) -> None:
+    def slot_box(self, x: int, y: int, w: int, kind: int, colour: int, fills: Sequence[str], mark: str = "") -> None:
+        style = MARKS.get(mark, _PLAIN)
         if kind == SlotKind.PADDING:
-            self.hatched(x, y, w, CELL_H)
+            self.hatched(x, y, w, CELL_H, style)
         elif kind == SlotKind.ALIGNMENT:
-            self.box(x, y, w, CELL_H, ALIGNMENT_FILL, _ALIGNMENT_DASH)
+            self.box(x, y, w, CELL_H, ALIGNMENT_FILL, _ALIGNMENT_DASH, style)
         else:
-            self.box(x, y, w, CELL_H, fills[colour % len(fills)])
+            self.box(x, y, w, CELL_H, fills[colour % len(fills)], style=style)
 
-    def label(self, x: int, y: int, w: int, label: str) -> None:
-        self.text(x + w // 2, y + 16, label, label_font_size(label), INK, "middle")
+    def label(self, x: int, y: int, w: int, label: str, mark: str = "") -> None:
+        ink = faded(INK, MARKS.get(mark, _PLAIN).opacity)
+        self.text(x + w // 2, y + 16, label, label_font_size(label), ink, "middle")
 
     def scene(self, scene: Scene, top: int) -> None:
         self.dy = top
         w, kinds, colours = scene.cell_w, scene.slot_kinds.tolist(), scene.slot_colours.tolist()
-        for x, y, slot, label in zip(
-            scene.cell_x.tolist(), scene.cell_y.tolist(), scene.cell_slot.tolist(), scene.cell_labels()
+        self.cells(scene)
+        slot_marks = scene.slot_marks or ("",) * scene.slot_count
+        for x, y, kind, colour, count, label, mark in zip(
+            scene.slot_x.tolist(),
+            scene.slot_y.tolist(),
+            kinds,
+            colours,
+            scene.slot_counts.tolist(),
+            scene.slot_labels,
+            slot_marks,
         ):
-            self.slot_box(x, y, w, kinds[slot], colours[slot], scene.fills)
-            self.label(x, y, w, label)
-        for x, y, kind, colour, count, label in zip(
-            scene.slot_x.tolist(), scene.slot_y.tolist(), kinds, colours, scene.slot_counts.tolist(), scene.slot_labels
-        ):
-            self.slot_box(x, y, w, kind, colour, scene.fills)
-            self.label(x, y, w, label)
+            self.slot_box(x, y, w, kind, colour, scene.fills, mark)
+            self.label(x, y, w, label, mark)
             if kind == SlotKind.SHARED:
-                self.text(x + w - 2, y + 8, f"×{count}", 8, INK, "end")
+                self.text(x + w - 2, y + 8, f"×{count}", 8, faded(INK, MARKS.get(mark, _PLAIN).opacity), "end")
         for x, y, _ in scene.gaps:
             self.box(x, y, CELL_W // 2, CELL_H, None, _GAP_DASH)
             self.text(x + CELL_W // 4, y + 16, "⋯", 12, INK, "middle")
@@ -174,6 +197,18 @@ class _Painter:
         for t in (*scene.texts, *scene.slot_texts()):
             role = TEXT_ROLES[t.role]
             self.text(t.x, t.y, t.text, role.size, role.colour, role.anchor, bold=role.weight == "bold")
+
+    def cells(self, scene: Scene) -> None:
+        """The logical view's cells, with their marks and badges."""
+        w, kinds, colours = scene.cell_w, scene.slot_kinds.tolist(), scene.slot_colours.tolist()
+        marks = scene.cell_marks or ("",) * scene.cell_count
+        badges = scene.cell_badges or ("",) * scene.cell_count
+        xs, ys, slots = scene.cell_x.tolist(), scene.cell_y.tolist(), scene.cell_slot.tolist()
+        for x, y, slot, label, mark, badge in zip(xs, ys, slots, scene.cell_labels(), marks, badges):
+            self.slot_box(x, y, w, kinds[slot], colours[slot], scene.fills, mark)
+            self.label(x, y, w, label, mark)
+            if badge:
+                self.text(x + 2, y + 9, badge, 9, faded(INK, MARKS.get(mark, _PLAIN).opacity), "start", bold=True)
 
     def legend(self, scene: Scene) -> None:
         marks = {"padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}

@@ -84,6 +84,11 @@ class Scene:
     gaps: tuple[tuple[int, int, int], ...]  # (x, y, slots skipped)
     legend: tuple[tuple[int, int, str], ...]  # (x, y, "padding" | "alignment" | "shared" | "gap")
     notes: tuple[str, ...]
+    # what a widget puts on its drawing (see :mod:`.marks`): per cell and per slot a mark's name
+    # or "", per cell a badge or ""; empty where nothing is marked
+    cell_marks: tuple[str, ...] = ()
+    slot_marks: tuple[str, ...] = ()
+    cell_badges: tuple[str, ...] = ()
 
     @property
     def cell_count(self) -> int:

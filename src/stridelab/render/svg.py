@@ -31,6 +31,7 @@ from .palette import (
     CELL_W,
     FONT_FAMILY,
     INK,
+    MARKS,
     PADDING_FILL,
     PADDING_HATCH,
     STROKE,
@@ -146,11 +147,25 @@ def _badge(x: int, y: int, badge: str | None) -> str:
     )
 
 
+def _marked(mark: str) -> tuple[str, str]:
+    """The attributes a ``mark`` (see :data:`~.palette.MARKS`) gives an element's group and its
+    rectangle, as the widget stylesheet draws ``[data-mark]``; nothing for no mark."""
+    style = MARKS.get(mark)
+    if style is None:
+        return (f' data-mark="{escape(mark)}"' if mark else ""), f' stroke="{STROKE}"'
+    group = f' data-mark="{mark}"' + (f' opacity="{style.opacity:g}"' if style.opacity < 1 else "")
+    rect = f' stroke="{style.stroke}"' + (f' stroke-width="{style.width:g}"' if style.width != 1 else "")
+    if style.dash is not None:
+        rect += f' stroke-dasharray="{style.dash[0]} {style.dash[1]}"'
+    return group, rect
+
+
 def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]:
     labels = scene.cell_labels()
-    badges = badges if badges is not None else [None] * scene.cell_count
+    badges = badges if badges is not None else scene.cell_badges or [None] * scene.cell_count
+    marks = scene.cell_marks or ("",) * scene.cell_count
     out = []
-    for x, y, coords, index, slot, label, badge in zip(
+    for x, y, coords, index, slot, label, badge, mark in zip(
         scene.cell_x.tolist(),
         scene.cell_y.tolist(),
         scene.cell_coords.tolist(),
@@ -158,13 +173,15 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
         scene.cell_slot.tolist(),
         labels,
         badges,
+        marks,
     ):
         offset = int(scene.slot_offsets[slot])
         fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
+        group, stroke = _marked(mark)
         out.append(
             f'<g class="cell" data-coords="{",".join(map(str, coords))}" data-index="{index}" '
-            f'data-slot="{offset}" data-label="{escape(label)}">'
-            f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" fill="{fill}" stroke="{STROKE}"/>'
+            f'data-slot="{offset}" data-label="{escape(label)}"{group}>'
+            f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" fill="{fill}"{stroke}/>'
             f"{_label(x, y, label, scene.cell_w)}{_badge(x, y, badge)}</g>"
         )
     return out
@@ -172,8 +189,9 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
 
 def _slots(scene: Scene) -> list[str]:
     size = scene.desc.element_size
+    marks = scene.slot_marks or ("",) * scene.slot_count
     out = []
-    for x, y, offset, kind, count, colour, label in zip(
+    for x, y, offset, kind, count, colour, label, mark in zip(
         scene.slot_x.tolist(),
         scene.slot_y.tolist(),
         scene.slot_offsets.tolist(),
@@ -181,8 +199,10 @@ def _slots(scene: Scene) -> list[str]:
         scene.slot_counts.tolist(),
         scene.slot_colours.tolist(),
         scene.slot_labels,
+        marks,
     ):
-        dash = ' stroke-dasharray="3 2"' if kind == SlotKind.ALIGNMENT else ""
+        group, stroke = _marked(mark)
+        dash = ' stroke-dasharray="3 2"' if kind == SlotKind.ALIGNMENT and "dasharray" not in stroke else ""
         badge = (
             f'<text class="count" x="{x + scene.cell_w - 2}" y="{y + 8}" font-size="8" '
             f'text-anchor="end">×{count}</text>'
@@ -191,9 +211,9 @@ def _slots(scene: Scene) -> list[str]:
         )
         out.append(
             f'<g class="slot {KIND_NAMES[kind]}" data-slot="{offset}" data-byte="{offset * size}" '
-            f'data-count="{count}" data-label="{escape(label)}">'
+            f'data-count="{count}" data-label="{escape(label)}"{group}>'
             f'<rect x="{x}" y="{y}" width="{scene.cell_w}" height="{CELL_H}" '
-            f'fill="{slot_fill(kind, colour, scene.fills)}" stroke="{STROKE}"{dash}/>'
+            f'fill="{slot_fill(kind, colour, scene.fills)}"{stroke}{dash}/>'
             f"{_label(x, y, label, scene.cell_w)}{badge}</g>"
         )
     return out

@@ -20,6 +20,7 @@ import traitlets
 
 from .._validate import shown
 from ..errors import LayoutError
+from ..render.marks import carried, marks_text, shared_colours
 from ..render.picture import picture_bundle
 from ..render.scene import WRAP_WIDTH, Scene
 from ..render.svg import KIND_NAMES, pictures_svg, scene_svg
@@ -93,25 +94,41 @@ class StaticFallback:
         """The scenes of the static picture and their captions; none where nothing is drawn."""
         raise NotImplementedError
 
-    def static_text(self) -> str:
-        """The plain-text form: the repr, and for a widget in an error state, the error."""
+    def static_text(self, picture: tuple[list[Scene], list[str]] | None = None) -> str:
+        """The plain-text form: the repr, and for a widget in an error state, the error; else what
+        the marks of its static ``picture`` (default: :meth:`static_picture`) pick out, if any."""
         error = getattr(self, "error", None)
-        return repr(self) if error is None else f"{self!r}\nnot drawn: {error}"
+        if error is not None:
+            return f"{self!r}\nnot drawn: {error}"
+        marks = marks_text(*(picture or self.static_picture()))
+        return f"{self!r}\n{marks}" if marks else repr(self)
+
+    def static_picture(self) -> tuple[list[Scene], list[str]]:
+        """:meth:`static_scenes` with what the live view puts on its panels: the marks (outlined,
+        dimmed) and badges the widget set, and the colours it shares across panels (see
+        :meth:`MapWidget.live_marks`); the live view is the widget itself, or the map widget a
+        composite one shows as its ``view``."""
+        scenes, names = self.static_scenes()
+        live = self if isinstance(self, MapWidget) else getattr(self, "view", None)
+        if scenes and isinstance(live, MapWidget):
+            scenes = live.live_marks(scenes, names)
+        return scenes, names
 
     def to_svg(self) -> str:
         """The static picture as deterministic SVG ("" where nothing is drawn)."""
-        scenes, names = self.static_scenes()
+        scenes, names = self.static_picture()
         return pictures_svg(scenes, names, self._scale) if scenes else ""
 
     def _repr_mimebundle_(self, **kwargs: Any):
         bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]  # a mixin: the widget class comes next
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        scenes, names = self.static_scenes()
+        scenes, names = self.static_picture()
+        text = self.static_text((scenes, names))
         if scenes:
-            picture, picture_metadata = picture_bundle(scenes, names, self.static_text(), self._scale)
+            picture, picture_metadata = picture_bundle(scenes, names, text, self._scale)
             data.update(picture)
             metadata.update(picture_metadata)
-        data["text/plain"] = self.static_text()
+        data["text/plain"] = text
         return data, metadata
 
 
@@ -210,9 +227,11 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
         clearing marks and, unless ``keep_selection`` (the same drawing laid out anew), the
         selection."""
         names = list(names) if names is not None else [""] * len(scenes)
-        keys = list(keys) if keys is not None else [None] * len(scenes)
+        given = list(keys) if keys is not None else None
+        keys = given or [None] * len(scenes)
         badges = list(badges) if badges is not None else [None] * len(scenes)
-        self._scenes, self._names = list(scenes), names
+        scenes = list(scenes) if given is None else shared_colours(scenes, given)
+        self._scenes, self._names, self._keys, self._badges = scenes, names, given, badges
         if not keep_selection:
             self.selected = {}
         self.marks = []
@@ -220,6 +239,23 @@ class MapWidget(StaticFallback, anywidget.AnyWidget):
             panel_data(s, name=n, keys=k, badges=b, scale=self._scale)
             for s, n, k, b in zip(scenes, names, keys, badges)
         ]
+
+    def live_marks(self, scenes: Sequence[Scene], names: Sequence[str]) -> list[Scene]:
+        """``scenes`` (a static picture of the panels ``names``, maybe through other windows) with
+        the marks and badges the panels show, matched by logical index and slot offset, and, where
+        :meth:`show` was given keys, one colour per element across them (an output element filled
+        as the input element it is keyed to); unchanged where they are other panels."""
+        if list(names) != self.panel_names or len(scenes) != len(self.scenes):
+            return list(scenes)
+        given = getattr(self, "_keys", None)
+        out, keys = [], []
+        for i, (scene, live) in enumerate(zip(scenes, self.scenes)):
+            marks = self.marks[i] if i < len(self.marks) else None
+            panel_keys = None if given is None else given[i]
+            scene, scene_keys = carried(scene, live, marks, self._badges[i], panel_keys)
+            out.append(scene)
+            keys.append(scene_keys)
+        return out if given is None else shared_colours(out, keys)
 
     @property
     def scenes(self) -> list[Scene]:
