@@ -138,3 +138,68 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
     assert log.startswith(f"stridelab: copied {len(TUTORIAL_FILES)} tutorial files into {course}\n")
     # JupyterLab prints a token it was given as "token=...".
     assert f"http://127.0.0.1:{port}/lab/tree/00-start-here.ipynb?token=" in log
+
+
+def test_show_reads_what_people_paste_and_says_what_it_assumed(capsys):
+    assert cli.main(["show", "[2,3]:[4,1] +5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == [
+        "data type: FLOAT32 assumed, since none is given (name one first, e.g. 'FLOAT16 (2,3):(4,1)')",
+        # 5 elements of 4 bytes before element (0, 0)
+        "starts at buffer element 5, byte 20: the 5 slots before it are not drawn, and the offsets below count "
+        "from it (add 5 for the buffer's)",
+        "FLOAT32 · sizes [2, 3] · strides [4, 1] · layout HW",
+    ]
+    assert lines[-3:] == ["Offset:|0|1|2|3|4|5|6", "------:|-|-|-|-|-|-|-", " Value:|A|B|C|x|D|E|F"]
+
+
+def test_show_of_a_named_type_at_offset_0_prints_the_map_alone(capsys):
+    assert cli.main(["show", "torch.float16 (2,3):(3,1)"]) == 0
+    assert capsys.readouterr().out.startswith("FLOAT16 · sizes [2, 3] · strides [3, 1] · layout HW\n")
+    assert cli.main(["show", "UINT8 (2,3):(3,1) +1"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "starts at buffer element 1, byte 1: the slot before it is not drawn, and the offsets below count from it "
+        "(add 1 for the buffer's)\nUINT8 · sizes [2, 3]"
+    )
+
+
+def test_show_writes_its_picture_after_the_notes(tmp_path, capsys):
+    svg = tmp_path / "map.svg"
+    assert cli.main(["show", "(2,3):(3,1) +2", "--svg", str(svg)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("data type: FLOAT32 assumed")
+    assert lines[1].startswith("starts at buffer element 2, byte 8")
+    assert lines[2] == f"wrote {svg}" and svg.read_text().startswith("<svg")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[2,3):(3,1)", "a '[' is closed by ')'"),
+        ("(2,3):(3,1) +-3", "offset '+-3' is not a whole number of 0 or more"),
+        ("(2,3):(3,1) +" + "9" * 30, "pass 2**64 - 1 bytes"),
+        ("(2,3):(3,1) +5 +5", "gives the offset twice"),
+        ("torch.bfloat16 (2,3):(3,1)", "data_type 'torch.bfloat16' is not a DirectML data type; expected one of"),
+    ],
+)
+def test_show_refuses_malformed_layouts_in_one_line(capsys, text, message):
+    assert cli.main(["show", text]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("stridelab show: error: ") and message in captured.err
+    assert captured.err.count("\n") == 1
+
+
+def test_the_help_of_explain_and_show_gives_the_forms_of_a_layout():
+    env = {**os.environ, "COLUMNS": "400"}
+    for command in ("explain", "show"):
+        result = subprocess.run(
+            [sys.executable, "-m", "stridelab", command, "--help"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert "[DATA_TYPE] (sizes):(strides) [+OFFSET] [bytes=N]" in result.stdout
+        assert "'(2,3):(3,1) +5' (no data type: FLOAT32; +5: element (0, 0) is buffer element 5)" in result.stdout

@@ -65,3 +65,54 @@ def test_numpy_dtypes_without_a_directml_type_are_refused(bad):
 def test_other_objects_are_a_type_error():
     with pytest.raises(TypeError, match="data_type must be"):
         data_type(4)
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        ("float32", "FLOAT32"),
+        ("torch.float32", "FLOAT32"),
+        ("np.float16", "FLOAT16"),
+        ("numpy.int8", "INT8"),
+        ("np.half", "FLOAT16"),
+        ("np.single", "FLOAT32"),
+        ("np.double", "FLOAT64"),
+        ("np.ubyte", "UINT8"),
+        ("np.intc", "INT32"),
+        ("np.ulonglong", "UINT64"),
+        ("torch.float", "FLOAT32"),  # PyTorch's float is 32 bits
+        ("torch.half", "FLOAT16"),
+        ("torch.double", "FLOAT64"),
+        ("torch.short", "INT16"),
+        ("torch.int", "INT32"),
+        ("torch.long", "INT64"),
+        ("torch.uint16", "UINT16"),
+        (" Torch.Float16 ", "FLOAT16"),
+    ],
+)
+def test_numpy_and_pytorch_names(spelling, name):
+    assert data_type(spelling).name == name
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "torch.bfloat16",  # stridelab has no bfloat16
+        "torch.float99",
+        "torch.bool",
+        "np.float",  # float64 in NumPy, float32 in PyTorch: not guessed
+        "float",
+        "np.int_",  # long on one platform, long long on another
+        "torch.",
+        "pandas.float32",
+    ],
+)
+def test_names_without_a_stridelab_type_list_the_accepted_ones(bad):
+    expected = (
+        f"data_type '{bad}' is not a DirectML data type; expected one of FLOAT32, FLOAT16, UINT32, UINT16, UINT8, "
+        "INT32, INT16, INT8, FLOAT64, UINT64, INT64, or one of their NumPy or PyTorch names (float32, np.half, "
+        "torch.int64, ...)"
+    )
+    with pytest.raises(sl.LayoutError) as error:
+        data_type(bad)
+    assert str(error.value) == expected

@@ -328,3 +328,71 @@ def test_the_ways_to_a_torch_layout_run_in_torch(case):
             if reach.view_call is not None:
                 view = eval(reach.view_call, {"x": x})
                 assert view.data_ptr() == x.data_ptr() and sl.explain(view).to_reach(layout).already
+
+
+def test_a_placed_description_says_where_element_0_starts_in_elements_and_bytes():
+    report = sl.explain(TensorDesc.parse_placed("FLOAT16 (2,3):(4,1) +5"))  # 2-byte elements: byte 10
+    rows = report.rows()
+    assert rows[0] == ("layout", "FLOAT16 (2,3):(4,1) +5")
+    assert rows[1] == (
+        "starts at",
+        "buffer element 5, byte 10: element (0, 0) lies there, the 5 slots before it are not its own, "
+        "and offsets below count from it",
+    )
+    # the facts count from element 0: 7 elements of 2 bytes round up to 16 bytes, 8 slots, of which
+    # slot 3 (buffer element 8) is padding and slot 7 alignment
+    assert ("fact", "padded: 1 of 8 slots hold no element (3)") in rows
+    assert report.offset == 5 and report.desc == TensorDesc("FLOAT16", (2, 3), (4, 1))
+    assert repr(report) == "LayoutReport(TensorDesc('FLOAT16', sizes=(2, 3), strides=(4, 1)), offset=5)"
+    one = sl.explain(TensorDesc("UINT8", (3,)).placed(1)).rows()[1]
+    assert one == (
+        "starts at",
+        "buffer element 1, byte 1: element (0) lies there, the slot before it is not its own, "
+        "and offsets below count from it",
+    )
+
+
+def test_a_description_at_offset_0_reads_as_the_description_alone():
+    placed = sl.explain(TensorDesc("FLOAT32", (2, 3)).placed(0))
+    assert placed.rows() == sl.explain(TensorDesc("FLOAT32", (2, 3))).rows()
+    assert all(question != "starts at" for question, _ in placed.rows())
+
+
+def test_the_command_line_explains_what_people_paste(capsys):
+    from stridelab import cli
+
+    assert cli.main(["explain", "(2,3,4,5):(60,1,15,3)"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "data type: FLOAT32 assumed, since none is given (name one first, e.g. 'FLOAT16 (2,3,4,5):(60,1,15,3)')"
+    )
+    assert lines[1] == "layout                          FLOAT32 (2,3,4,5):(60,1,15,3)"
+    for text in ("FLOAT32 [2,3,4,5]:[60,1,15,3]", "torch.float32 (2,3,4,5):(60,1,15,3)"):
+        assert cli.main(["explain", text]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith("layout                          FLOAT32 (2,3,4,5):(60,1,15,3)\n")
+        assert "DirectML                        packed NHWC" in out and "assumed" not in out
+    assert cli.main(["explain", "np.uint8 (2,3):(3,1) +7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        "layout                          UINT8 (2,3):(3,1) +7",
+        "starts at                       buffer element 7, byte 7: element (0, 0) lies there, the 7 slots before "
+        "it are not its own, and offsets below count from it",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("FLOAT32 (2,3]:(3,1)", "a '(' is closed by ']'; write each list in one kind of brackets"),
+        ("FLOAT32 (2,3):(3,1) +-3", "offset '+-3' is not a whole number of 0 or more"),
+        ("torch.float99 (2,3):(3,1)", "data_type 'torch.float99' is not a DirectML data type; expected one of"),
+        ("(2,3):(3,-1)", "negative stride -1 at strides[1]; DirectML strides are unsigned (a reversed view needs"),
+    ],
+)
+def test_the_command_line_refuses_what_is_no_layout_in_one_line(capsys, text, message):
+    from stridelab import cli
+
+    assert cli.main(["explain", text]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("stridelab explain: error: ") and message in err and err.count("\n") == 1

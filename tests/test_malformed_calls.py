@@ -112,6 +112,51 @@ CATALOGUE: list[tuple[str, Callable[[Path], object], type, tuple[str, ...]]] = [
         ("stride", "-1"),
     ),
     ("parse broken JSON", lambda t: sl.TensorDesc.parse('{"DataType": '), sl.LayoutError, ("JSON",)),
+    ("parse mixed brackets", lambda t: sl.TensorDesc.parse("(2,3]:(3,1)"), sl.LayoutError, ("'('", "']'")),
+    (
+        "parse an offset of +-3",
+        lambda t: sl.TensorDesc.parse_placed("FLOAT32 (2,3):(3,1) +-3"),
+        sl.LayoutError,
+        ("offset", "'+-3'", "0 or more"),
+    ),
+    (
+        "parse an offset past 64 bits of bytes",
+        lambda t: sl.TensorDesc.parse_placed("FLOAT64 (2,3):(3,1) +2305843009213693952"),  # 2**61 * 8 bytes
+        sl.LayoutError,
+        ("offset", "2305843009213693952", "2**64 - 1"),
+    ),
+    (
+        "parse an offset of a million digits",
+        lambda t: sl.TensorDesc.parse_placed("(2,3):(3,1) +" + "9" * 10**6),
+        sl.LayoutError,
+        ("tensor description", "65536 characters"),
+    ),
+    (
+        "parse an offset of 100 digits",
+        lambda t: sl.TensorDesc.parse_placed("(2,3):(3,1) +" + "9" * 100),
+        sl.LayoutError,
+        ("offset", "100 digits"),
+    ),
+    (
+        "parse an offset where parse takes none",
+        lambda t: sl.TensorDesc.parse("UINT8 (2,3):(3,1) +5"),
+        sl.LayoutError,
+        ("+5", "parse_placed"),
+    ),
+    (
+        "parse an unknown torch type",
+        lambda t: sl.TensorDesc.parse("torch.float99 (2,3):(3,1)"),
+        sl.LayoutError,
+        ("data_type", "torch.float99", "FLOAT16"),
+    ),
+    ("place at a negative offset", lambda t: D.placed(-3), sl.LayoutError, ("offset", "-3")),
+    ("place at an offset of text", lambda t: D.placed("5"), TypeError, ("offset", "'5'")),
+    (
+        "overlap with an offset given twice",
+        lambda t: sl.overlap(D.placed(2), D, a_offset=3),
+        sl.LayoutError,
+        ("a_offset", "3", "+2"),
+    ),
     (
         "CuTe strides of another nesting",
         lambda t: sl.TensorDesc.from_cute("(2,3):(1)", "FLOAT32"),

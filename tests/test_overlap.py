@@ -262,3 +262,23 @@ def test_an_output_interleaved_with_its_input_is_checked_in_two_steps():
     sl.element_wise_identity(sl.StridedTensor(rows, arena), out)
     assert last_search().spent <= 2
     np.testing.assert_array_equal(np.lib.stride_tricks.as_strided(arena[1:], (2000, 2000), (4001 * 4, 8)), expected)
+
+
+def test_placed_descriptions_bring_their_offsets():
+    whole = TensorDesc.parse("UINT8 (3,4):(4,1)")  # buffer elements 0 to 11
+    # 11 + 4i + j meets 4k + l (k < 3, l < 4) only at i = j = 0: element 11 is (2, 3)
+    assert sl.overlap(TensorDesc.parse_placed("UINT8 (2,2):(4,1) +11"), whole) == ((0, 0), (2, 3))
+    assert sl.overlap(whole, TensorDesc.parse_placed("UINT8 (2,2):(4,1) +11")) == ((2, 3), (0, 0))
+    assert sl.overlap(TensorDesc.parse_placed("UINT8 (2):(1) +12"), whole) is None  # 12 and 13: past 11
+    odd = TensorDesc.parse_placed("UINT8 (3):(2) +1")  # 1, 3, 5
+    assert sl.overlap(odd, TensorDesc.parse("UINT8 (3):(2)")) is None  # 0, 2, 4
+    # 3, 5, 7 against 1, 3, 5: elements 3 and 5
+    assert sl.overlap(odd, TensorDesc.parse_placed("UINT8 (3):(2) +3")) in (((1,), (0,)), ((2,), (1,)))
+
+
+def test_an_offset_given_twice_is_refused():
+    placed = TensorDesc("UINT8", (2, 3)).placed(4)
+    with pytest.raises(LayoutError, match=r"a_offset = 1 but a = 'UINT8 \(2,3\):\(3,1\) \+4' starts at element 4"):
+        sl.overlap(placed, placed, a_offset=1)
+    (i, j), (k, m) = sl.overlap(placed, TensorDesc("UINT8", (2, 3)), b_offset=4)
+    assert 4 + 3 * i + j == 4 + 3 * k + m

@@ -139,21 +139,28 @@ def _add_examples(commands: argparse._SubParsersAction, run: Run) -> None:
     examples.set_defaults(run=run)
 
 
+#: How a layout is written on the command line, for the help of the commands that take one.
+DESC_FORMS = (
+    "a layout in one line: [DATA_TYPE] (sizes):(strides) [+OFFSET] [bytes=N], e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', "
+    "'torch.float32 [2,3,4,5]:[60,1,15,3]' or '(2,3):(3,1) +5' (no data type: FLOAT32; +5: element (0, 0) is "
+    "buffer element 5), or DxDispatch JSON"
+)
+
+
 def _add_explain(commands: argparse._SubParsersAction, run: Run) -> None:
     """The ``explain`` command: one layout, in every tool's words."""
     explain = commands.add_parser(
         "explain",
         help="explain a layout",
         description=(
-            "Explain a layout: its memory order, what DirectML, NumPy and PyTorch call it, its padding, "
-            "broadcast and overlap, and the view or copy that reaches NCHW or NHWC."
+            "Explain a layout: where it starts, its memory order, what DirectML, NumPy and PyTorch call it, "
+            "its padding, broadcast and overlap, and the view or copy that reaches NCHW or NHWC. Sizes and "
+            "strides are in elements (PyTorch's x.shape and x.stride(), not NumPy's byte strides); the data type "
+            "is a DirectML, NumPy or PyTorch name (FLOAT16, float16, np.half, torch.float16)."
         ),
+        epilog="example: stridelab explain 'torch.float32 [2,3,4,5]:(60,1,15,3) +7'",
     )
-    explain.add_argument(
-        "desc",
-        metavar="DESC",
-        help="the layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', or DxDispatch JSON",
-    )
+    explain.add_argument("desc", metavar="DESC", help=DESC_FORMS)
     explain.set_defaults(run=run)
 
 
@@ -166,12 +173,9 @@ def _add_show(commands: argparse._SubParsersAction, run: Run) -> None:
             "Show the memory map of a layout (logical view beside the buffer) as text, or draw it with "
             "--svg/--png. Given a DxDispatch model (MODEL.json), show every tensor of every dispatchable, named."
         ),
+        epilog="examples: stridelab show '[2,3]:[4,1]'; stridelab show 'FLOAT16 (1,1,2,3):(0,0,5,1)' --svg map.svg",
     )
-    show.add_argument(
-        "what",
-        metavar="DESC|MODEL.json",
-        help="a layout in one line, e.g. 'FLOAT16 (1,1,2,3):(0,0,5,1)', a JSON tensor desc, or a model file",
-    )
+    show.add_argument("what", metavar="DESC|MODEL.json", help=DESC_FORMS.replace("JSON", "JSON, or a model file"))
     show.add_argument("--svg", type=Path, metavar="FILE", help="write the picture as SVG")
     show.add_argument(
         "--png", type=Path, metavar="FILE", help="write the picture as PNG (needs Pillow: the plot extra)"

@@ -18,6 +18,7 @@ from typing import Any
 
 from ._analysis import ENUMERATION_LIMIT, self_collision
 from ._arrays import layout_of
+from ._desc_text import PlacedDesc
 from ._layout_names import (
     LETTERS,
     ambiguous_dims,
@@ -96,6 +97,9 @@ class LayoutReport:
     facts: tuple[str, ...]
     #: One letter per dimension, in DirectML's order of sizes, or None: dimensions named by index.
     axes: str | None = None
+    #: The buffer element where coordinate 0 lies (a :class:`PlacedDesc`'s offset); offsets in the
+    #: facts count from it.
+    offset: int = 0
 
     def to_reach(self, layout: str | Sequence[int]) -> Reach:
         """Whether ``layout`` is held already, reachable by a view (which permutation), or needs a
@@ -165,8 +169,15 @@ class LayoutReport:
         order = " > ".join(f"{d} ({axes[d]})" for d in self.dim_order) if axes else None
         ambiguous = "; ".join(f"{dims_named([d], axes)}: {why}" for d, why in self.ambiguous_dims.items())
         reach = [self.to_reach(name) for name in _reach_targets(rank, axes, self.source)]
+        start = []
+        if self.offset:
+            k, first = self.offset, str((0,) * rank).replace(",)", ")")
+            where = f"buffer element {k}, byte {k * self.desc.element_size}: element {first} lies there"
+            before = "the slot before it is" if k == 1 else f"the {k} slots before it are"
+            start = [("starts at", f"{where}, {before} not its own, and offsets below count from it")]
         return [
-            ("layout", str(self.desc)),
+            ("layout", str(PlacedDesc(self.desc, self.offset))),
+            *start,
             ("read from", self.source),
             ("dimensions", _dimensions_row(rank, axes, self.source)),
             ("memory order (outermost first)", order or "dimensions " + " > ".join(map(str, self.dim_order))),
@@ -184,7 +195,7 @@ class LayoutReport:
         return "\n".join(f"{question:<{width}}  {answer}" for question, answer in rows)
 
     def __repr__(self) -> str:
-        return f"LayoutReport({self.desc!r})"
+        return f"LayoutReport({self.desc!r}{f', offset={self.offset}' if self.offset else ''})"
 
     def _repr_html_(self) -> str:
         left = "style='text-align:left'"
@@ -195,7 +206,8 @@ class LayoutReport:
 
 
 def explain(obj: Any, *, axes: str | None = None) -> LayoutReport:
-    """Explain the layout of a TensorDesc, a StridedTensor, a NumPy or CuPy array or a PyTorch tensor.
+    """Explain the layout of a TensorDesc, a StridedTensor, a NumPy or CuPy array or a PyTorch tensor,
+    or of a TensorDesc from an offset on (:meth:`TensorDesc.placed`: the report says where it starts).
 
     Dimensions are named by index. A description's sizes are in DirectML's order, so its dimensions
     also get their letters (N, C, H, W in 4-D); ``axes`` declares the same of an array: its
@@ -217,7 +229,8 @@ def explain(obj: Any, *, axes: str | None = None) -> LayoutReport:
     >>> explain(x).directml  # without axes, by index
     'layout_strides((0, 2, 3, 1), (2, 3, 4, 4))'
     """
-    desc, source, declared = _read(obj)
+    offset = obj.offset if isinstance(obj, PlacedDesc) else 0
+    desc, source, declared = _read(obj.desc if isinstance(obj, PlacedDesc) else obj)
     rank = desc.dimension_count
     axes = declared if axes is None else _declared_axes(axes, rank, source)
     sizes, strides = desc.sizes, desc.strides
@@ -231,6 +244,7 @@ def explain(obj: Any, *, axes: str | None = None) -> LayoutReport:
         pytorch=pytorch_name(sizes, strides),
         facts=_facts(desc, axes),
         axes=axes,
+        offset=offset,
     )
 
 

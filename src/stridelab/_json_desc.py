@@ -11,11 +11,12 @@ internal: read through :meth:`TensorDesc.from_json`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ._json_fields import Fields, data_type_name, enum, integer_list, uint
 from ._strides import MAX_DIMENSIONS
-from ._validate import shown
+from ._validate import shown, wrong_type
 from .desc import TensorDesc
 from .dtypes import DATA_TYPES
 from .errors import LayoutError
@@ -25,6 +26,13 @@ __all__: list[str] = []
 _TENSOR_DESC_FIELDS = "DML_BUFFER_TENSOR_DESC"
 #: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT: a buffer tensor's base address is a multiple of this many bytes.
 MINIMUM_ALIGNMENT = 16
+
+
+def desc_from_json(obj: Any) -> TensorDesc:
+    """:meth:`TensorDesc.from_json`: ``obj`` must be a mapping (a JSON object)."""
+    if not isinstance(obj, Mapping):
+        raise wrong_type("obj", "a mapping (a JSON object)", obj)
+    return read_json_desc(obj, "tensor description")
 
 
 def read_json_desc(obj: Any, where: str) -> TensorDesc:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, SupportsIndex
 
 from ._analysis import Coords, _coords, _Dim, _nests, _product, _reduced
+from ._desc_text import PlacedDesc
 from ._search import Term, Work, scan, solve, solve_cost
 from ._validate import int_value, shown, wrong_type
 from .desc import TensorDesc
@@ -28,14 +29,16 @@ def overlap(
     """Whether two descriptions over one buffer share an element: None, or one pair of coordinates
     (of ``a``, of ``b``) that land on the same element.
 
-    ``a_offset`` and ``b_offset`` are where each description starts in the buffer, in elements; both
-    must have the same element size (else TypeError). Decided by arithmetic where the gcd of all
-    strides does not divide the distance between the starts, where the two spans do not meet, and
-    where the dimensions left over (those of equal stride in ``a`` and ``b`` taken together, so the
-    same strides at different offsets leave one per stride) number at most two, or where narrowing
-    each one's range by the others' leaves few choices; otherwise by enumerating one side's offsets,
-    decoded in the other where its strides nest. Whichever is cheaper; the work is bounded by
-    :data:`stridelab._search.STEP_BUDGET` steps, past which a LayoutError names the budget.
+    ``a_offset`` and ``b_offset`` are where each description starts in the buffer, in elements; a
+    description read with its offset (:meth:`TensorDesc.parse_placed`, :meth:`TensorDesc.placed`)
+    brings its own instead. Both must have the same element size (else TypeError). Decided by
+    arithmetic where the gcd of all strides does not divide the distance between the starts, where
+    the two spans do not meet, and where the dimensions left over (those of equal stride in ``a``
+    and ``b`` taken together, so the same strides at different offsets leave one per stride) number
+    at most two, or where narrowing each one's range by the others' leaves few choices; otherwise by
+    enumerating one side's offsets, decoded in the other where its strides nest. Whichever is
+    cheaper; the work is bounded by :data:`stridelab._search.STEP_BUDGET` steps, past which a
+    LayoutError names the budget.
 
     >>> from stridelab import TensorDesc
     >>> even = TensorDesc("FLOAT32", (4, 1000), (2000, 2))          # every other element
@@ -43,11 +46,11 @@ def overlap(
     True
     >>> overlap(TensorDesc("UINT8", (3, 4)), TensorDesc("UINT8", (2, 2), (4, 1)), b_offset=5)
     ((1, 1), (0, 0))
+    >>> overlap(TensorDesc.parse_placed("UINT8 (3):(4) +1"), TensorDesc.parse("UINT8 (3,4):(4,1)"))
+    ((2,), (2, 1))
     """
-
-    for name, desc in (("a", a), ("b", b)):
-        if not isinstance(desc, TensorDesc):
-            raise wrong_type(name, "a TensorDesc", desc)
+    a, a_offset = _placed("a", a, a_offset)
+    b, b_offset = _placed("b", b, b_offset)
     if a.element_size != b.element_size:
         raise TypeError(
             f"a has {a.element_size}-byte elements ({a.data_type}) but b has {b.element_size}-byte ones "
@@ -85,6 +88,20 @@ def overlap(
             return None
         steps_a, steps_b = found if plan == 1 else found[::-1]
     return _coords(a.dimension_count, da, steps_a), _coords(b.dimension_count, db, steps_b)
+
+
+def _placed(name: str, desc: Any, offset: SupportsIndex) -> tuple[TensorDesc, SupportsIndex]:
+    """``desc``'s description and offset: a :class:`PlacedDesc`'s own, else ``offset``."""
+    if isinstance(desc, PlacedDesc):
+        if offset != 0:
+            raise LayoutError(
+                f"{name}_offset = {shown(offset)} but {name} = '{desc}' starts at element {desc.offset} already; "
+                f"give {name}_offset with a TensorDesc, or a PlacedDesc alone"
+            )
+        return desc.desc, desc.offset
+    if not isinstance(desc, TensorDesc):
+        raise wrong_type(name, "a TensorDesc", desc)
+    return desc, offset
 
 
 def _sizes_strides(dims: Sequence[_Dim]) -> tuple[list[int], list[int]]:

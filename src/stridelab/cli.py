@@ -9,9 +9,10 @@ Subcommands:
   student copy (the notebooks without their solutions) and exits.
 - ``stridelab examples [DIR]``: copy the example DxDispatch models into DIR (default
   ``./stridelab-examples``) where they are not there yet, and print the command that runs one.
-- ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``)
-  or as DxDispatch JSON: its memory order, what DirectML, NumPy and PyTorch call it, its padding,
-  broadcast and overlap, and how to reach NCHW or NHWC.
+- ``stridelab explain DESC``: explain a layout given in one line (``'FLOAT16 (1,1,2,3):(0,0,5,1)'``,
+  ``'torch.float16 [2,3]:[3,1] +5'``: see :meth:`TensorDesc.parse_placed`) or as DxDispatch JSON: where
+  it starts, its memory order, what DirectML, NumPy and PyTorch call it, its padding, broadcast and
+  overlap, and how to reach NCHW or NHWC. A line that names no data type is FLOAT32, and it says so.
 - ``stridelab show DESC|MODEL.json [--svg F] [--png F]``: the memory map as text, or as a picture;
   for a DxDispatch model, every tensor of every dispatchable, named, an output that copies its
   input's elements showing their letters (see :mod:`stridelab.dxdispatch.pictures`).
@@ -181,32 +182,50 @@ def _examples(args: argparse.Namespace, options: list[str]) -> int:
 
 
 def _explain(args: argparse.Namespace, options: list[str]) -> int:
+    from ._desc_text import read_placed
     from ._explain import explain
     from .desc import TensorDesc
 
     try:
-        desc = TensorDesc.parse(args.desc)
+        placed, typed = read_placed(TensorDesc, args.desc)
     except LayoutError as error:
         raise CommandError(str(error)) from error
-    print(explain(desc))
+    if not typed:
+        print(_assumed(placed.desc))
+    print(explain(placed))
     return 0
+
+
+def _assumed(desc: Any) -> str:
+    """The line saying that a description given without a data type is FLOAT32."""
+    return f"data type: {desc.data_type} assumed, since none is given (name one first, e.g. 'FLOAT16 {desc.to_cute()}')"
 
 
 def _is_model(argument: str) -> bool:
     return argument.lower().endswith(".json") and not argument.lstrip().startswith("{")
 
 
-def _shown(what: str, max_model_bytes: int) -> list[tuple[str, Any, Any]]:
+def _shown(what: str, max_model_bytes: int) -> tuple[list[tuple[str, Any, Any]], list[str]]:
     """What ``stridelab show`` draws, as (name, description, where its labels come from): one
-    description, unnamed, or every tensor of a model."""
+    description, unnamed, or every tensor of a model; and the lines to print first about a
+    description (its data type assumed, its offset)."""
     if not _is_model(what):
+        from ._desc_text import read_placed
         from .desc import TensorDesc
 
-        return [("", TensorDesc.parse(what), None)]
+        (desc, offset), typed = read_placed(TensorDesc, what)
+        notes = [] if typed else [_assumed(desc)]
+        if offset:
+            before = "the slot before it is" if offset == 1 else f"the {offset} slots before it are"
+            notes.append(
+                f"starts at buffer element {offset}, byte {offset * desc.element_size}: {before} not drawn, "
+                f"and the offsets below count from it (add {offset} for the buffer's)"
+            )
+        return [("", desc, None)], notes
     from .dxdispatch.loading import read_dispatchables
     from .dxdispatch.pictures import panels
 
-    return list(panels(read_dispatchables(what, max_model_bytes=max_model_bytes)))
+    return list(panels(read_dispatchables(what, max_model_bytes=max_model_bytes))), []
 
 
 def _show(args: argparse.Namespace, options: list[str]) -> int:
@@ -214,7 +233,9 @@ def _show(args: argparse.Namespace, options: list[str]) -> int:
     from .render.text import TEXT_MAX_CELLS, scene_text
 
     try:
-        shown = _shown(args.what, args.max_model_bytes)
+        shown, notes = _shown(args.what, args.max_model_bytes)
+        for note in notes:
+            print(note)
         if args.svg is None and args.png is None:
             texts = [
                 (f"== {name}\n" if name else "")

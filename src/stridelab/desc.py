@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any, SupportsIndex
 
-from . import _analysis, _jsonc, _notation
+from . import _analysis, _notation
 from ._strides import (
     UINT64_MAX,
     _check_sizes,
@@ -28,7 +28,7 @@ from ._strides import (
     _within_uint,
     packed_strides,
 )
-from ._validate import int_tuple, int_value, layout_error, shown, wrong_type
+from ._validate import int_tuple, int_value, layout_error, shown
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
@@ -288,11 +288,9 @@ class TensorDesc:
         >>> TensorDesc.from_json({"Type": "BUFFER", "Desc": {"DataType": "FLOAT16", "Sizes": [2, 3]}})
         TensorDesc('FLOAT16', sizes=(2, 3), strides=(3, 1))
         """
-        from ._json_desc import read_json_desc  # it imports this module
+        from ._json_desc import desc_from_json  # it imports this module
 
-        if not isinstance(obj, Mapping):
-            raise wrong_type("obj", "a mapping (a JSON object)", obj)
-        return read_json_desc(obj, "tensor description")
+        return desc_from_json(obj)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
         """Jupyter's display: the memory-map picture (logical grid beside the physical buffer) as
@@ -315,27 +313,43 @@ class TensorDesc:
         >>> str(TensorDesc("FLOAT32", (2, 3), (5, 1), total_tensor_size_in_bytes=40))
         'FLOAT32 (2,3):(5,1) bytes=40'
         """
-        extra = f" bytes={self.buffer_size}" if self.buffer_size > self.required_size else ""
-        return f"{self.data_type} {_notation.format_layout(self._sizes, self._strides)}{extra}"
+        total = self.buffer_size if self.buffer_size > self.required_size else None
+        return _notation.format_notation(self.data_type, self._sizes, self._strides, total=total)
 
     @classmethod
     def parse(cls, text: str) -> TensorDesc:
-        """Read the one-line notation of :meth:`__str__` (spaces allowed), or JSON text with
-        DxDispatch's field names in DxDispatch's dialect (comments and trailing commas allowed, a key
-        given twice refused). Text of more than ``MAX_TEXT_CHARACTERS`` is refused unread.
+        """Read ``[DATA_TYPE] (sizes):(strides) [bytes=N]`` (spaces allowed; the type a DirectML,
+        NumPy or PyTorch name, FLOAT32 where none is given; lists in brackets too), or DxDispatch
+        JSON (comments and trailing commas allowed, a key given twice refused). Text that starts
+        past element 0 (`` +5``) is refused: :meth:`parse_placed` reads it.
 
         >>> TensorDesc.parse("FLOAT16 (1, 1, 2, 3) : (0, 0, 5, 1)")
         TensorDesc('FLOAT16', sizes=(1, 1, 2, 3), strides=(0, 0, 5, 1))
+        >>> TensorDesc.parse("torch.float16 [2, 3]:(1, 2)"), TensorDesc.parse("(2,3):(3,1)").data_type
+        (TensorDesc('FLOAT16', sizes=(2, 3), strides=(1, 2)), 'FLOAT32')
         >>> TensorDesc.parse('{"DataType": "UINT8", "Sizes": [2, 3]}')
         TensorDesc('UINT8', sizes=(2, 3), strides=(3, 1))
         """
-        if not isinstance(text, str):
-            raise wrong_type("text", "a str", text)
-        if text.lstrip().startswith("{"):
-            _notation.check_length(text, "the JSON tensor description")
-            return cls.from_json(_jsonc.loads(text, "cannot read the JSON tensor description"))
-        data_type, sizes, strides, total = _notation.parse_notation(text)
-        return cls(data_type, sizes, strides, total)
+        from ._desc_text import parse_desc  # it imports this module
+
+        return parse_desc(cls, text)
+
+    @classmethod
+    def parse_placed(cls, text: str):  # -> PlacedDesc (_desc_text imports this module)
+        """Read text as :meth:`parse` does, with `` +OFFSET`` (``offset=``; 0 if none): ``desc, offset``.
+
+        >>> TensorDesc.parse_placed("np.uint8 (2,3):(3,1) offset=5")
+        PlacedDesc(desc=TensorDesc('UINT8', sizes=(2, 3), strides=(3, 1)), offset=5)
+        """
+        from ._desc_text import read_placed
+
+        return read_placed(cls, text)[0]
+
+    def placed(self, offset: int):  # -> PlacedDesc
+        """This description from buffer element ``offset`` on: ``str(d.placed(5))`` ends in `` +5``."""
+        from ._desc_text import PlacedDesc
+
+        return PlacedDesc(self, offset)
 
     def to_cute(self) -> str:
         """CuTe's ``shape:stride`` for this layout (the same dot product of coordinates and strides).

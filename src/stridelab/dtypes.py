@@ -7,6 +7,8 @@ type, so a name, a numpy dtype or a :class:`DataType` can be given wherever a da
 2
 >>> data_type(np.int8).name
 'INT8'
+>>> data_type("torch.half").name, data_type("np.single").name
+('FLOAT16', 'FLOAT32')
 
 internal: ``DATA_TYPES``, ``DataType`` and ``data_type`` are public as ``stridelab.DATA_TYPES``,
 ``stridelab.DataType`` and ``stridelab.data_type``.
@@ -68,6 +70,32 @@ _TABLE = {
     )
 }
 _BY_NUMPY = {t.numpy_dtype: t for t in _TABLE.values()}
+#: The data types' names in NumPy (``np.`` or ``numpy.`` before them) and PyTorch (``torch.``), in
+#: capitals, where they differ from the lower-case DirectML name: ``float`` is float32 in PyTorch
+#: but float64 in NumPy, so it is read only after ``torch.``; ``np.int_`` (long on one platform,
+#: long long on another) not at all.
+_NUMPY_NAMES = {
+    "HALF": "FLOAT16",
+    "SINGLE": "FLOAT32",
+    "DOUBLE": "FLOAT64",
+    "BYTE": "INT8",
+    "UBYTE": "UINT8",
+    "SHORT": "INT16",
+    "USHORT": "UINT16",
+    "INTC": "INT32",
+    "UINTC": "UINT32",
+    "LONGLONG": "INT64",
+    "ULONGLONG": "UINT64",
+}
+_TORCH_NAMES = {
+    "HALF": "FLOAT16",
+    "FLOAT": "FLOAT32",
+    "DOUBLE": "FLOAT64",
+    "SHORT": "INT16",
+    "INT": "INT32",
+    "LONG": "INT64",
+}
+_MODULE_NAMES = {"NP.": _NUMPY_NAMES, "NUMPY.": _NUMPY_NAMES, "TORCH.": _TORCH_NAMES}
 
 #: The DirectML data type names stridelab knows, in the order of the design document.
 DATA_TYPES: tuple[str, ...] = tuple(_TABLE)
@@ -77,7 +105,8 @@ DataTypeLike = Union[str, DataType, np.dtype, type]  # noqa: UP007 (a runtime al
 
 def data_type(value: DataTypeLike) -> DataType:
     """Resolve a data type given as a name (with or without the ``DML_TENSOR_DATA_TYPE_`` prefix,
-    any case), a :class:`DataType`, or a numpy dtype or scalar type.
+    any case; or as NumPy or PyTorch write it: ``float32``, ``np.half``, ``numpy.int8``,
+    ``torch.float32``, ``torch.long``), a :class:`DataType`, or a numpy dtype or scalar type.
 
     Raises :class:`LayoutError` for an unknown name or a numpy dtype DirectML has no type for
     (bool, complex, non-native byte order, ...), and :class:`TypeError` for anything else.
@@ -85,13 +114,12 @@ def data_type(value: DataTypeLike) -> DataType:
     if isinstance(value, DataType):
         return value
     if isinstance(value, str):
-        name = value.strip().upper() if len(value) <= _LONGEST_TEXT else ""  # no name is longer
-        if name.startswith(_PREFIX):
-            name = name[len(_PREFIX) :]
+        name = _directml_name(value.strip().upper() if len(value) <= _LONGEST_TEXT else "")  # no name is longer
         if name in _TABLE:
             return _TABLE[name]
         raise LayoutError(
-            f"data_type {shown(value)} is not a DirectML data type; expected one of {', '.join(DATA_TYPES)}"
+            f"data_type {shown(value)} is not a DirectML data type; expected one of {', '.join(DATA_TYPES)}, "
+            "or one of their NumPy or PyTorch names (float32, np.half, torch.int64, ...)"
         )
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         dtype = np.dtype(value)
@@ -102,3 +130,15 @@ def data_type(value: DataTypeLike) -> DataType:
             f"{', '.join(str(t.numpy_dtype) for t in _TABLE.values())}"
         )
     raise wrong_type("data_type", "a DirectML name, a DataType or a numpy dtype", value)
+
+
+def _directml_name(name: str) -> str:
+    """The DirectML name an upper-case ``name`` stands for (``TORCH.LONG``: ``INT64``), else ``name``
+    without its module."""
+    if name.startswith(_PREFIX):
+        return name[len(_PREFIX) :]
+    for module, names in _MODULE_NAMES.items():
+        if name.startswith(module):
+            name = name[len(module) :]
+            return names.get(name, name)
+    return name
