@@ -50,8 +50,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
-    scale : float
-        Show the maps this many times their size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the maps this many times their size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
 
     Examples
     --------
@@ -75,7 +76,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
         from ..ops._engine import plan
 

@@ -128,7 +128,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_padding: int = 8,
         max_cells: int = 256,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
         sizes = _checked_sizes(sizes)
         max_size = at_least("max_size", max_size, 1)  # a larger initial size widens its slider
@@ -339,7 +339,7 @@ def explore(
     max_padding: int = 8,
     max_cells: int = 256,
     limit: int = DEFAULT_LIMIT,
-    scale: float = 1.0,
+    scale: float | None = None,
 ) -> LayoutExplorer:
     """A layout explorer: controls for a description and its live memory map.
 
@@ -369,8 +369,9 @@ def explore(
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
-    scale : float
-        Show the map this many times its size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the map this many times its size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
 
     Examples
     --------

@@ -15,9 +15,9 @@ from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
-from ..render.options import DrawOptions
+from ..render.options import DrawOptions, session_scale
 from ..render.scene import Scene, resolve, scene_for
-from ..render.svg import KIND_NAMES, check_scale
+from ..render.svg import KIND_NAMES
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, RefusedValue
@@ -93,8 +93,9 @@ class MemoryMapView(MapWidget):
     limit : int
         The most elements a full memory map is built for; beyond, the window's slots are worked
         out from the strides alone.
-    scale : float
-        Show the drawing this many times its size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the drawing this many times its size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
     name : str
         A caption above the drawing.
 
@@ -118,11 +119,11 @@ class MemoryMapView(MapWidget):
         window: Sequence[tuple[int, int]] | None = None,
         colour_by: int | None = None,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
         name: str = "",
     ) -> None:
         super().__init__()
-        self._scale = check_scale(scale)
+        self._scale = session_scale(scale)
         self._options = DrawOptions(checked_max_cells(max_cells), columns, start, window, colour_by, limit)
         self._name = name
         self._source: Any = None
