@@ -28,6 +28,8 @@ __all__: list[str] = []
 VIEW_MAX_CELLS = 256
 #: Cells (and slots) of the static SVG that goes with every live view.
 STATIC_MAX_CELLS = 64
+#: The fewest cells a view fitted to a height (:attr:`MemoryMapView.max_height`) draws.
+_MIN_FITTED_CELLS = 16
 
 
 def as_source(obj: Any, field: str = "source") -> TensorDesc | MemoryMap | StridedTensor:
@@ -108,6 +110,11 @@ class MemoryMapView(MapWidget):
     [(0, 2), (1, 2)]
     """
 
+    #: The tallest the drawing is shown (CSS pixels, scale included), or None: a drawing that would
+    #: be taller draws fewer cells (halving ``max_cells``, to at least 16), unless an exact window
+    #: was asked for. The explorer sets it so that its map fits a screen below its controls.
+    max_height: int | None = None
+
     @known_keywords
     def __init__(
         self,
@@ -142,10 +149,21 @@ class MemoryMapView(MapWidget):
 
     def _draw(self, source: Any, options: DrawOptions, *, keep_selection: bool = False) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
-        scene = scene_for(source, options, self.layout_width)
+        scene = self._fitted(source, options)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name], keep_selection=keep_selection)
         self.copy_lines = [str(scene.desc)]
+
+    def _fitted(self, source: Any, options: DrawOptions) -> Scene:
+        """The scene of ``source`` within :attr:`max_height`, with fewer cells where needed."""
+        scene = scene_for(source, options, self.layout_width)
+        cells = options.max_cells
+        while self.max_height is not None and options.window is None and cells > _MIN_FITTED_CELLS:
+            if scene.height * self._scale <= self.max_height:
+                break
+            cells = max(_MIN_FITTED_CELLS, cells // 2)
+            scene = scene_for(source, options.capped(cells), self.layout_width)
+        return scene
 
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting
