@@ -25,6 +25,7 @@ __all__: list[str] = []
 DIRECTIONS = ("increasing", "decreasing")
 _TALLY_TERMS = 8  # a tally of more terms shows the first seven, "…" and the last
 _INTERVAL_MS = 800
+# the page shows a tooltip only for a control without a description, which Play never shows anyway
 _PLAY_TIP = "play: walk the steps, one every 0.8 s · pause · stop: back to step 1 · repeat: start again at the end"
 
 
@@ -97,7 +98,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         self.exclusive = checkbox("exclusive", bool(exclusive))
         self.step = slider("step", 1, 1, 1)
         self.step.add_class("stridelab-step")
-        self.play = fixed(w.Play(value=1, min=1, max=1, interval=_INTERVAL_MS, description="play", tooltip=_PLAY_TIP))
+        self.play = fixed(w.Play(value=1, min=1, max=1, interval=_INTERVAL_MS, tooltip=_PLAY_TIP))
         w.jslink((self.play, "value"), (self.step, "value"))
         self.tally = ""
         self._tally_line = w.HTML()
