@@ -14,7 +14,7 @@ import pytest
 
 # The views need the Jupyter widget stack; GPU machines running `pytest -m gpu` may not have it.
 pytest.importorskip("anywidget")
-pytest.importorskip("ipywidgets")
+w = pytest.importorskip("ipywidgets")
 
 import stridelab as sl
 from stridelab.widgets.memory_map_view import STATIC_MAX_CELLS
@@ -445,16 +445,17 @@ def test_cumsum_explorer_runs_the_operator_as_on_the_page(axis, direction, exclu
 
 def test_cumsum_explorer_walks_the_tally_step_by_step():
     e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=3)
-    assert e.step.max == 3 and e.play.max == 3
+    # the slider counts steps from 1, as the tally does
+    assert (e.step.min, e.step.max, e.step.value) == (1, 4, 1) and (e.play.min, e.play.max) == (1, 4)
     assert e.tally == "step 1 of 4 along axis 3 (W), increasing: output[0, 0, 0, 0] = 2"
-    e.step.value = 3
+    e.step.value = 4
     assert e.tally == "step 4 of 4 along axis 3 (W), increasing: output[0, 0, 0, 3] = 2 + 1 + 3 + 5 = 11"
     read, written = e.view.marks
     coords = e.view.panels[0]["cells"]["coords"]
     assert [coords[i] for i in read["cells"]["read"]] == ["0,0,0,3", "0,0,1,3", "0,0,2,3"]
     assert written["cells"]["written"] == read["cells"]["read"] and written["cells"]["pending"] == []
     e.direction.value = "decreasing"
-    e.step.value = 1
+    e.step.value = 2
     assert e.tally == "step 2 of 4 along axis 3 (W), decreasing: output[0, 0, 0, 2] = 5 + 3 = 8"
     assert len(e.view.marks[1]["cells"]["pending"]) == 6  # columns 0 and 1 are not written yet
     # their slots too: a packed 3 x 4 output keeps (h, w) in slot 4h + w
@@ -517,12 +518,12 @@ def test_cumsum_explorer_summarises_inputs_too_large_to_map():
         assert scene.notes[1].startswith("4200000 logical elements are more than the 4000000 a memory map")
         assert scene.cell_coords[:, 1].max() < 100
     assert e.tally == "step 1 of 2000 along axis 1 (W), increasing: output[0, 0] = 2"
-    e.step.value = 3
+    e.step.value = 4
     assert e.tally == "step 4 of 2000 along axis 1 (W), increasing: output[0, 3] = 2 + 1 + 3 + 5 = 11"
     coords = e.view.panels[1]["cells"]["coords"]
     written = e.view.marks[1]["cells"]["written"]
     assert written and sorted(coords[i] for i in written) == sorted(c for c in coords if c.endswith(",3"))
-    e.step.value = 1500  # past the window: the window follows the step along the axis
+    e.step.value = 1501  # past the window: the window follows the step along the axis
     coords = e.view.panels[1]["cells"]["coords"]
     written = [coords[i] for i in e.view.marks[1]["cells"]["written"]]
     assert "0,1500" in coords and written and all(c.endswith(",1500") for c in written)
@@ -593,7 +594,7 @@ def test_cumsum_explorer_reads_negative_strides_as_the_operator_does():
     x = REVERSIBLE[:, ::-1]
     e = sl.CumulativeSummationExplorer(x)
     assert e.output.to_array().tolist() == np.cumsum(x, axis=1).tolist()
-    e.step.value = 2
+    e.step.value = 3
     assert e.tally == "step 3 of 4 along axis 1 (W), increasing: output[0, 2] = 3 + 2 + 1 = 6"
 
 
@@ -674,7 +675,7 @@ def test_explore_refuses_limits_it_cannot_honour(kwargs, error, message):
 def test_the_tally_of_the_first_step_says_the_value_once():
     e = sl.CumulativeSummationExplorer(CUMSUM_INPUT, axis=3)
     assert e.tally.endswith("output[0, 0, 0, 0] = 2")
-    e.step.value = 1
+    e.step.value = 2
     assert e.tally.endswith("output[0, 0, 0, 1] = 2 + 1 = 3")
 
 
@@ -774,14 +775,14 @@ def test_review_fixes_keep_state_and_cost_bounded():
         sl.widgets.Comparison(sl.TensorDesc("UINT8", (2, 3)), sl.TensorDesc("UINT8", (2, 3)), names=("a",))
     # a long axis: outputs link only to drawn inputs, and the tally stays one short line
     e = sl.CumulativeSummationExplorer(np.arange(100_000, dtype=np.float32))
-    e.step.value = 99_999
+    e.step.value = 100_000
     drawn = {int(c) for c in e.view.panels[0]["cells"]["coords"]}
     assert all(set(key) <= drawn for key in e.view.panels[1]["cells"]["key"])
     assert e.tally.endswith("0 + 1 + 2 + 3 + 4 + 5 + 6 + … + 1e+05 = 5e+09 (100000 terms)")
     # walking down a long axis, the window reaches ahead of the step: a redraw every window, not every step
     walk = sl.CumulativeSummationExplorer(np.ones((64, 64), np.float32), axis=0, direction="decreasing")
     windows = set()
-    for step in range(64):
+    for step in range(1, 65):
         walk.step.value = step
         windows.add(walk.view.scenes[0].window.starts)
     assert len(windows) <= 6
@@ -883,3 +884,61 @@ def test_max_cells_past_the_cap_is_refused_before_drawing(make, monkeypatch):
 def test_max_cells_at_the_cap_is_drawn():
     view = sl.MemoryMapView(sl.TensorDesc("UINT8", (128, 256)), max_cells=16384)
     assert len(view.panels[0]["cells"]["coords"]) == 128 * 256 // 2
+
+
+# -- controls that keep a usable width (tests/test_browser_zoom.py measures them in a browser) ------
+
+
+def controls_of(widget) -> list:
+    """Every ipywidgets control under ``widget``, depth first."""
+    found = []
+    for child in getattr(widget, "children", ()):
+        found.append(child)
+        found.extend(controls_of(child))
+    return found
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sl.explore((1, 3, 2, 2)),
+        lambda: sl.SliceExplorer(np.zeros((1, 2, 4, 4), np.float32)),
+        lambda: sl.CumulativeSummationExplorer(CUMSUM_INPUT),
+    ],
+    ids=["explore", "slice", "cumsum"],
+)
+def test_explorer_rows_wrap_and_their_controls_never_shrink(make):
+    e = make()
+    rows = [c for c in controls_of(e) if isinstance(c, w.HBox)]
+    controls = [c for r in rows for c in r.children if not isinstance(c, w.Box)]
+    sliders = [c for c in controls if isinstance(c, w.IntSlider)]
+    assert sliders and all(c.layout.flex == "0 0 auto" for c in controls)
+    # rows of controls wrap onto the next line rather than squeezing them
+    assert all(r.layout.flex_flow == "row wrap" for r in rows if any(c in r.children for c in sliders))
+    # a slider's width holds its description (80 px), a 120 px track and the readout (96 px)
+    assert all(int(s.layout.width.removesuffix("px")) >= 80 + 120 + 96 for s in sliders)
+    labels = [c for c in controls if isinstance(c, w.Label)]
+    assert all(label.layout.width == "auto" for label in labels)
+
+
+def test_play_has_a_tooltip_naming_its_buttons():
+    e = sl.CumulativeSummationExplorer(CUMSUM_INPUT)
+    assert all(word in e.play.tooltip for word in ("play", "pause", "stop", "repeat"))
+
+
+def test_explore_draws_fewer_cells_of_a_large_tensor_to_fit_a_screen():
+    e = sl.explore((16, 16, 16, 16))
+    scene = e.view.scene
+    # 256 cells drew 2132 px tall; halved to 64 (2 x 2 x 4 x 4 = 64), under the 640 px the map may take
+    assert scene.window.counts == (2, 2, 4, 4) and scene.height <= 640
+    assert len(e.view.panels[0]["cells"]["coords"]) == 64
+    with sl.settings(scale=2):  # shown twice as large (and laid out half as wide): the fewest cells, 16
+        big = sl.explore((16, 16, 16, 16))
+    assert big.view.scene.window.counts == (2, 2, 2, 2) and len(big.view.panels[0]["cells"]["coords"]) == 16
+    # a small tensor is drawn whole, and a plain view keeps its budget of 256 cells
+    assert len(sl.explore((1, 3, 2, 2)).view.panels[0]["cells"]["coords"]) == 12
+    view = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (16, 16, 16, 16)))
+    assert len(view.panels[0]["cells"]["coords"]) == 256
+    # shrinking the sizes gives the cells back
+    e.configure(sizes=(1, 1, 4, 4))
+    assert len(e.view.panels[0]["cells"]["coords"]) == 16

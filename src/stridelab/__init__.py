@@ -37,6 +37,7 @@ _LAZY = {
     "compare": ".widgets",
     "SliceExplorer": ".widgets",
     "CumulativeSummationExplorer": ".widgets",
+    "settings": ".render.options",
 }
 
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-
     from .ops.slice1 import slice1 as slice1
     from .render import render_svg as render_svg
     from .render.mpl import draw_memory_map as draw_memory_map
+    from .render.options import settings as settings
     from .widgets import CumulativeSummationExplorer as CumulativeSummationExplorer
     from .widgets import MemoryMapView as MemoryMapView
     from .widgets import SliceExplorer as SliceExplorer

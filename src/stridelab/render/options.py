@@ -1,4 +1,5 @@
-"""The drawing options every memory-map drawing takes, carried as one record.
+"""The drawing options every memory-map drawing takes, carried as one record, and the scale every
+picture of a session is shown at (the classroom setting, :func:`settings`).
 
 :func:`~stridelab.render_svg`, :func:`~stridelab.draw_memory_map`,
 :func:`~stridelab.render.scene.build_scene` and :class:`~stridelab.MemoryMapView` spell out the
@@ -6,19 +7,26 @@ same keyword arguments (``max_cells``, ``columns``, ``start``, ``window``, ``col
 ``limit``) for ``help()``; inside, they travel as one :class:`DrawOptions`. A drawing may also
 take its labels from another tensor's elements (:class:`LabelSource`).
 
-internal: the public names are the keyword arguments.
+A teacher on a projector (or a reader at 200% browser zoom) sets the scale once, at the top of a
+notebook, with ``stridelab.settings(scale=2)``, or for every session with the environment variable
+``STRIDELAB_SCALE=2`` (read once, when the first picture is shown). An explicit ``scale=`` given to
+a widget still wins.
+
+internal: the public names are the keyword arguments, and ``settings`` as ``stridelab.settings``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import shown, wrong_type
+from .._validate import layout_error, shown, wrong_type
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
 
@@ -113,3 +121,108 @@ class LabelSource:
                 f"indices of LabelSource.desc's elements are 0..{count - 1}"
             )
         return dataclasses.replace(self, elements=elements.astype(np.int64, copy=False))
+
+
+#: The environment variable that sets the scale for every session.
+SCALE_VARIABLE = "STRIDELAB_SCALE"
+_SCALE_RULE = "how many times its size every picture is shown must be more than 0 and at most 8 (e.g. 2)"
+
+# None until first needed, when STRIDELAB_SCALE is read (once): then the scale in force.
+_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in force, as :func:`settings` returns them; leaving a ``with`` block puts back
+    those in force before the call."""
+
+    scale: float
+    _previous: float | None = field(default=None, repr=False, compare=False)
+
+    def __enter__(self) -> Settings:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _scale
+        _scale = self._previous
+
+
+def settings(*, scale: Any = None) -> Settings:
+    """Set how many times its size every picture and widget of this session is shown.
+
+    Called with ``scale``, sets it for the rest of the session, or, in a ``with`` statement, until
+    the block ends; called without, changes nothing. Either way returns the settings now in force.
+    One call serves a whole class: every memory map a ``TensorDesc``, ``MemoryMap`` or
+    ``StridedTensor`` displays, every DxDispatch model picture, and every widget made afterwards
+    (``MemoryMapView``, ``explore``, ``compare``, the explorers) whose ``scale=`` is not given. A
+    widget keeps the scale it was made with. Without a call, the scale is the environment variable
+    ``STRIDELAB_SCALE`` (read once, when first needed), else 1.
+
+    Parameters
+    ----------
+    scale : float, optional
+        More than 0 and at most 8: e.g. 2 on a projector or for readers at 200% browser zoom.
+        Anything else is refused (:class:`~stridelab.LayoutError` for a value out of range,
+        ``TypeError`` for a value that is no number) and the settings are kept.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> desc = sl.TensorDesc("UINT8", (2, 3))
+    >>> with sl.settings(scale=2):
+    ...     data, metadata = desc._repr_mimebundle_()   # what Jupyter shows for `desc`
+    >>> metadata["image/png"]  # twice the drawing's 594 x 205 pixels (with Pillow installed)
+    {'width': 1188, 'height': 410}
+    >>> sl.settings().scale    # back to the session's own
+    1.0
+    """
+    global _scale
+    previous = _scale
+    if scale is not None:
+        from .svg import check_scale
+
+        _scale = check_scale(scale)
+    return Settings(_current(), previous)
+
+
+def _current() -> float:
+    """The scale in force: set by :func:`settings`, else read (once) from ``STRIDELAB_SCALE``."""
+    global _scale
+    if _scale is None:
+        _scale = scale_from_environment(os.environ.get(SCALE_VARIABLE))
+    return _scale
+
+
+def scale_from_environment(text: str | None) -> float:
+    """The scale ``STRIDELAB_SCALE`` gives (``text``; unset or blank: 1), or a LayoutError naming
+    the variable, its value and the rule.
+
+    >>> scale_from_environment(" 1.5 ")
+    1.5
+    >>> scale_from_environment("big")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stridelab.errors.LayoutError: STRIDELAB_SCALE = 'big': how many times its size every picture is shown must be ...
+    """
+    if text is None or not text.strip():
+        return 1.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 8:
+        raise layout_error(SCALE_VARIABLE, text, _SCALE_RULE)
+    return value
+
+
+def session_scale(scale: Any = None) -> float:
+    """``scale`` checked (a float in (0, 8]), or the session's scale where it is None.
+
+    >>> session_scale(3)
+    3.0
+    """
+    if scale is None:
+        return _current()
+    from .svg import check_scale
+
+    return check_scale(scale)

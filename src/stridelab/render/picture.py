@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from .options import session_scale
 from .scene import Scene, build_scene, stack_scenes
 from .svg import pictures_svg
 
@@ -28,9 +29,10 @@ Bundle = tuple[dict[str, str], dict[str, Any]]
 PICTURE_BYTES = 110_000
 
 
-def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: float = 1.0) -> Bundle:
+def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: float | None = None) -> Bundle:
     """The mime bundle and its metadata for ``scenes`` drawn as one picture, with ``text`` as the
-    plain-text form.
+    plain-text form, shown ``scale`` times its size (default: the session's, see
+    :func:`stridelab.settings`).
 
     >>> from stridelab import TensorDesc
     >>> from stridelab.render.scene import build_scene
@@ -40,6 +42,7 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: floa
     >>> metadata["image/png"]  # shown at the drawing's size; the PNG has twice as many pixels
     {'width': 594, 'height': 205}
     """
+    scale = session_scale(scale)
     data = {"text/plain": text, "image/svg+xml": pictures_svg(scenes, names, scale)}
     try:
         from .png import pictures_png
@@ -57,5 +60,6 @@ def picture_bundle(scenes: list[Scene], names: list[str], text: str, scale: floa
 
 
 def display_bundle(obj: Any) -> Bundle:
-    """The picture bundle of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``: its memory map."""
+    """The picture bundle of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``: its memory map,
+    shown at the session's scale."""
     return picture_bundle([build_scene(obj)], [""], repr(obj))

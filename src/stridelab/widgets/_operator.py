@@ -15,8 +15,8 @@ from ..backend import array_module, location
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
 from ..ops._operands import read_input
+from ..render.options import session_scale
 from ..render.scene import Scene, build_scene
-from ..render.svg import check_scale
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, StaticFallback
@@ -70,7 +70,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
     """
 
     def _start(
-        self, x: Any, controls: list[w.Widget], max_cells: int, scale: float = 1.0, limit: int = DEFAULT_LIMIT
+        self, x: Any, controls: list[w.Widget], max_cells: int, scale: float | None = None, limit: int = DEFAULT_LIMIT
     ) -> None:
         max_cells = checked_max_cells(max_cells)
         self.x = x
@@ -88,7 +88,7 @@ class OperatorExplorer(StaticFallback, w.VBox):
         self._status = w.HTML()
         self._code = w.HTML()
         self.view = MapWidget()
-        self.view._scale = self._scale = check_scale(scale)
+        self.view._scale = self._scale = session_scale(scale)
         self.view.observe(lambda change: self._update(), "available_width")
         super().__init__([*controls, self._code, self._status, self.view])
         self.add_class("stridelab-operator")

@@ -13,10 +13,9 @@ from .._validate import known_keywords, shown
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
-from ..render.options import DrawOptions
+from ..render.options import DrawOptions, session_scale
 from ..render.scene import Scene, scene_for
 from ..render.summary import layout_name
-from ..render.svg import check_scale
 from ..render.window import checked_max_cells
 from ._panels import MapWidget
 from .memory_map_view import as_source, desc_of, static_options
@@ -41,10 +40,10 @@ class Comparison(MapWidget):
         columns: int = 16,
         window: Sequence[tuple[int, int]] | None = None,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
         super().__init__()
-        self._scale = check_scale(scale)
+        self._scale = session_scale(scale)
         max_cells = checked_max_cells(max_cells)
         sources = [as_source(a, "a"), as_source(b, "b")]
         descs = [desc_of(s) for s in sources]
@@ -100,7 +99,7 @@ def compare(
     columns: int = 16,
     window: Sequence[tuple[int, int]] | None = None,
     limit: int = DEFAULT_LIMIT,
-    scale: float = 1.0,
+    scale: float | None = None,
 ) -> Comparison:
     """Two descriptions of one logical tensor side by side, live and as static SVG.
 

@@ -17,12 +17,16 @@ from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT
 from ..render.summary import DIMENSION_LETTERS
 from ..render.window import format_value
+from ._controls import checkbox, fixed, row, slider
 from ._operator import OperatorExplorer, as_tensor, first_line, input_sizes
 
 __all__: list[str] = []
 
 DIRECTIONS = ("increasing", "decreasing")
 _TALLY_TERMS = 8  # a tally of more terms shows the first seven, "…" and the last
+_INTERVAL_MS = 800
+# the page shows a tooltip only for a control without a description, which Play never shows anyway
+_PLAY_TIP = "play: walk the steps, one every 0.8 s · pause · stop: back to step 1 · repeat: start again at the end"
 
 
 class CumulativeSummationExplorer(OperatorExplorer):
@@ -50,8 +54,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
-    scale : float
-        Show the maps this many times their size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the maps this many times their size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
 
     Examples
     --------
@@ -60,7 +65,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
     >>> e = sl.CumulativeSummationExplorer(x, axis=3, exclusive=True)
     >>> e.output.to_array()[0, 0, 0].tolist()
     [0.0, 2.0, 3.0, 6.0]
-    >>> e.step.value = 2
+    >>> e.step.value = 3                       # steps count from 1, as the tally does
     >>> e.tally
     'step 3 of 4 along axis 3 (W), increasing, exclusive: output[0, 0, 0, 2] = 2 + 1 = 3'
     """
@@ -75,7 +80,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
         from ..ops._engine import plan
 
@@ -90,10 +95,10 @@ class CumulativeSummationExplorer(OperatorExplorer):
         names = [(f"{i} ({letters[i]}, size {n})" if letters else f"{i} (size {n})", i) for i, n in enumerate(sizes)]
         self.axis = w.Dropdown(options=names, value=axis, description="axis")
         self.direction = w.ToggleButtons(options=list(DIRECTIONS), value=name)
-        self.exclusive = w.Checkbox(value=bool(exclusive), description="exclusive", indent=False)
-        self.step = w.IntSlider(value=0, min=0, max=0, description="step")
+        self.exclusive = checkbox("exclusive", bool(exclusive))
+        self.step = slider("step", 1, 1, 1)
         self.step.add_class("stridelab-step")
-        self.play = w.Play(value=0, min=0, max=0, interval=800, description="play")
+        self.play = fixed(w.Play(value=1, min=1, max=1, interval=_INTERVAL_MS, tooltip=_PLAY_TIP))
         w.jslink((self.play, "value"), (self.step, "value"))
         self.tally = ""
         self._tally_line = w.HTML()
@@ -101,11 +106,8 @@ class CumulativeSummationExplorer(OperatorExplorer):
         for control in (self.axis, self.direction, self.exclusive):
             control.observe(self._update, "value")
         self.step.observe(self._mark_step, "value")
-        controls = [
-            w.HBox([self.axis, self.direction, self.exclusive]),
-            w.HBox([self.play, self.step]),
-            self._tally_line,
-        ]
+        controls = [row([fixed(self.axis), fixed(self.direction), self.exclusive]), row([self.play, self.step])]
+        controls.append(self._tally_line)
         self._start(x, controls, max_cells, scale, limit)
 
     def _call(self) -> str:
@@ -128,7 +130,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         # the tally spells out the first line along the axis: read that line, not the tensors
         self._input_line, self._output_line = first_line(self.input, axis), first_line(output, axis)
         n = self.input.desc.sizes[axis]
-        self.play.max = self.step.max = n - 1
+        self.play.max = self.step.max = n
         self._mark_step()
         return f"running tally along axis {axis} over {n} elements"
 
@@ -170,8 +172,9 @@ class CumulativeSummationExplorer(OperatorExplorer):
         return keys
 
     def _position(self, step: int) -> int:
+        """The index along the axis of ``step`` (counted from 1, as the slider and the tally count)."""
         n = self.input.desc.sizes[self.axis.value]
-        return step if self.direction.value == "increasing" else n - 1 - step
+        return step - 1 if self.direction.value == "increasing" else n - step
 
     def _mark_step(self, change: dict | None = None) -> None:
         """Outline the element read and the slot written at this step; dim what is still to come."""
@@ -181,8 +184,8 @@ class CumulativeSummationExplorer(OperatorExplorer):
         axis, step = self.axis.value, self.step.value
         position = self._position(step)
         self._follow(position)
-        order = [self._position(k) for k in range(self.step.max + 1)]
-        done = set(order[: step + 1])
+        order = [self._position(k) for k in range(1, self.step.max + 1)]
+        done = set(order[:step])
         marks = []
         for scene, role in zip(self._scenes, ("read", "written")):
             along = scene.cell_coords[:, axis]
@@ -199,13 +202,13 @@ class CumulativeSummationExplorer(OperatorExplorer):
         self._tally_line.value = f"<b>{escape(self.tally)}</b>"
 
     def _tally(self, axis: int, step: int, order: list[int]) -> str:
-        """The first line's sum at this step, in words, with the value the operator wrote."""
+        """The first line's sum at ``step`` (from 1), in words, with the value the operator wrote."""
         line = [0] * self.input.desc.dimension_count
-        terms = order[:step] if self.exclusive.value else order[: step + 1]
+        terms = order[: step - 1] if self.exclusive.value else order[:step]
         shown = terms if len(terms) <= _TALLY_TERMS else [*terms[: _TALLY_TERMS - 1], terms[-1]]
         values = [format_value(self._input_line[k].item()) for k in shown]
-        line[axis] = order[step]
-        written = format_value(self._output_line[order[step]].item())
+        line[axis] = order[step - 1]
+        written = format_value(self._output_line[order[step - 1]].item())
         kind = ", exclusive" if self.exclusive.value else ""
         letters = DIMENSION_LETTERS.get(len(line))
         name = f" ({letters[axis]})" if letters else ""
@@ -219,7 +222,7 @@ class CumulativeSummationExplorer(OperatorExplorer):
         else:  # the first terms and the last: a long axis keeps a short line
             summed = f"{' + '.join(values[:-1])} + … + {values[-1]} = {written} ({len(terms)} terms)"
         return (
-            f"step {step + 1} of {len(order)} along axis {axis}{name}, {self.direction.value}{kind}: "
+            f"step {step} of {len(order)} along axis {axis}{name}, {self.direction.value}{kind}: "
             f"output[{where}] = {summed}"
         )
 

@@ -9,102 +9,36 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 import ipywidgets as w
-import numpy as np
 
 from .._strides import layout_strides
-from .._validate import at_least, known_keywords, shown
+from .._validate import at_least, known_keywords
 from ..desc import TensorDesc
 from ..dtypes import DATA_TYPES, DataTypeLike
 from ..dtypes import data_type as _resolve_data_type
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT
 from ..render.scene import Scene
-from ..render.summary import DIMENSION_LETTERS, layout_names
 from ..render.window import checked_max_cells
+from ._controls import checkbox, fixed, row, slider
+from ._explorer_args import (
+    CUSTOM,
+    LETTERS,
+    checked_broadcast,
+    checked_layout,
+    checked_padding,
+    checked_sizes,
+    layout_choices,
+    parse_ints,
+)
 from ._panels import StaticFallback
 from .memory_map_view import MemoryMapView
 
 __all__: list[str] = []
 
-#: The layout choice under which strides are typed in.
-CUSTOM = "custom strides"
-_LETTERS = {1: "W", **DIMENSION_LETTERS}
 _ERROR_STYLE = "color:#B00020;border-left:3px solid #B00020;padding-left:6px"
-
-
-def layout_choices(rank: int) -> list[str]:
-    """Memory orders the explorer offers for ``rank`` dimensions, most common first."""
-    return ["W"] if rank == 1 else list(layout_names(rank))
-
-
-def _parse_ints(text: str, field: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.replace("(", "").replace(")", "").split(",") if part.strip())
-    except ValueError:
-        raise LayoutError(f"{field} {shown(text)} must be integers separated by commas, e.g. '15, 1, 5, 1'") from None
-
-
-def _checked_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
-    """Sizes the size sliders can take: 1 to 5 dimensions (the ranks with dimension letters),
-    each a positive integer (checked as a TensorDesc checks them)."""
-    sizes = tuple(sizes)
-    if not 1 <= len(sizes) <= 5:
-        raise LayoutError(
-            f"sizes {list(sizes)} has {len(sizes)} dimensions; explore() names layouts for 1 to 5 "
-            "(N, C, D, H, W): use MemoryMapView(TensorDesc(...)) for more"
-        )
-    return TensorDesc("UINT8", sizes).sizes
-
-
-def _checked_layout(layout: str, rank: int) -> str:
-    """A layout the layout menu offers for ``rank`` dimensions (any case), or :data:`CUSTOM`."""
-    if not isinstance(layout, str):
-        raise TypeError(f"layout must be a string such as 'NHWC' or {CUSTOM!r}, not {type(layout).__name__}")
-    options = layout_choices(rank)
-    if layout == CUSTOM or layout.strip().upper() in options:
-        return layout if layout == CUSTOM else layout.strip().upper()
-    letters = ", ".join(_LETTERS[rank])
-    raise LayoutError(
-        f"layout {layout!r} is not a memory order of the {rank} dimension letters {letters} "
-        f"(e.g. {options[0]!r}, outermost first), nor {CUSTOM!r}"
-    )
-
-
-def _checked_broadcast(broadcast: Sequence[bool], rank: int) -> tuple[bool, ...]:
-    """One flag per dimension, each a bool."""
-    flags = tuple(broadcast)
-    if len(flags) != rank:
-        raise LayoutError(f"broadcast {list(flags)} has {len(flags)} entries but there are {rank} dimensions")
-    for i, flag in enumerate(flags):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"broadcast[{i}] must be a bool, not {type(flag).__name__} ({flag!r})")
-    return tuple(bool(f) for f in flags)
-
-
-def _checked_padding(padding: Mapping[str | int, int], rank: int) -> dict[int, int]:
-    """Padding per dimension index, from keys that are dimension letters (any case) or indices
-    and values that are counts of elements, 0 or more."""
-    letters = _LETTERS[rank]
-    result = {}
-    for key, extra in padding.items():
-        if isinstance(key, str):
-            if len(key) != 1 or key.upper() not in letters:
-                raise LayoutError(f"padding key {key!r} is not a dimension letter of {rank} dimensions ({letters})")
-            index = letters.index(key.upper())
-        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-            if not 0 <= key < rank:
-                raise LayoutError(f"padding key {key} is not a dimension index in 0..{rank - 1}")
-            index = int(key)
-        else:
-            raise TypeError(
-                f"padding key {key!r} must be a dimension letter ({letters}) or index, not {type(key).__name__}"
-            )
-        if isinstance(extra, bool) or not isinstance(extra, (int, np.integer)):
-            raise TypeError(f"padding[{key!r}] must be an integer count of elements, not {type(extra).__name__}")
-        if extra < 0:
-            raise LayoutError(f"padding[{key!r}] = {extra}: padding is a count of elements and must be 0 or more")
-        result[index] = int(extra)
-    return result
+#: The tallest the explorer's map is shown (CSS pixels): with the controls above it, the explorer
+#: fits a 1080-pixel screen at 100% zoom (16^4 elements drew 1976 pixels tall at 256 cells).
+MAP_HEIGHT = 640
 
 
 class LayoutExplorer(StaticFallback, w.VBox):
@@ -128,9 +62,9 @@ class LayoutExplorer(StaticFallback, w.VBox):
         max_padding: int = 8,
         max_cells: int = 256,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
-        sizes = _checked_sizes(sizes)
+        sizes = checked_sizes(sizes)
         max_size = at_least("max_size", max_size, 1)  # a larger initial size widens its slider
         max_padding = at_least("max_padding", max_padding, 0)
         max_cells = checked_max_cells(max_cells)
@@ -138,18 +72,21 @@ class LayoutExplorer(StaticFallback, w.VBox):
         if strides is not None:
             layout = CUSTOM
         else:
-            layout = layout_choices(len(sizes))[0] if layout is None else _checked_layout(layout, len(sizes))
+            layout = layout_choices(len(sizes))[0] if layout is None else checked_layout(layout, len(sizes))
         self._max_size, self._max_padding = max_size, max_padding
         self._busy = False
         self.desc: TensorDesc | None = None
         self.error: str | None = None
-        self._rank = w.Dropdown(options=[1, 2, 3, 4, 5], value=len(sizes), description="dims")
-        self._data_type = w.Dropdown(options=list(DATA_TYPES), value=data_type, description="data type")
-        self._layout = w.Dropdown(description="layout")
-        self._strides = w.Text(description="strides", placeholder="e.g. 15, 1, 5, 1", continuous_update=False)
+        self._rank = fixed(w.Dropdown(options=[1, 2, 3, 4, 5], value=len(sizes), description="dims"), "150px")
+        self._data_type = fixed(w.Dropdown(options=list(DATA_TYPES), value=data_type, description="data type"), "210px")
+        self._layout = fixed(w.Dropdown(description="layout"), "240px")
+        self._strides = fixed(
+            w.Text(description="strides", placeholder="e.g. 15, 1, 5, 1", continuous_update=False), "300px"
+        )
         self._rows = w.VBox()
         self._status = w.HTML()
         self.view = MemoryMapView(TensorDesc(data_type, sizes), max_cells=max_cells, limit=limit, scale=scale)
+        self.view.max_height = MAP_HEIGHT
         self._scale = self.view._scale
         self._build_rows(sizes)
         self._set_layout_options(layout)
@@ -157,7 +94,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
         for control in (self._data_type, self._layout, self._strides):
             control.observe(self._changed, "value")
         self._rank.observe(self._rank_changed, "value")
-        header = w.HBox([self._rank, self._data_type, self._layout, self._strides])
+        header = row([self._rank, self._data_type, self._layout, self._strides])
         super().__init__([header, self._rows, self._status, self.view])
         self.add_class("stridelab-explorer")
         self._update()
@@ -168,15 +105,13 @@ class LayoutExplorer(StaticFallback, w.VBox):
         self.size_sliders, self.padding_sliders, self.broadcast_boxes, self.window_sliders = [], [], [], []
         rows = []
         for i, n in enumerate(sizes):
-            letter = _LETTERS[rank][i]
-            size = w.IntSlider(value=n, min=1, max=max(self._max_size, n), description="size")
+            letter = LETTERS[rank][i]
+            size = slider("size", n, 1, max(self._max_size, n))
             size.add_class("stridelab-size")
-            pad = w.IntSlider(value=0, min=0, max=self._max_padding, description="padding")
+            pad = slider("padding", 0, 0, self._max_padding)
             pad.add_class("stridelab-padding")
-            flag = w.Checkbox(value=False, description="broadcast", indent=False)
-            start = w.IntSlider(
-                value=0, min=0, max=n - 1, description="window from", style={"description_width": "initial"}
-            )
+            flag = checkbox("broadcast", False)
+            start = slider("window from", 0, 0, n - 1)
             start.add_class("stridelab-window")
             for control in (size, pad, flag, start):
                 control.observe(self._changed, "value")
@@ -184,8 +119,7 @@ class LayoutExplorer(StaticFallback, w.VBox):
             self.padding_sliders.append(pad)
             self.broadcast_boxes.append(flag)
             self.window_sliders.append(start)
-            label = w.Label(f"{letter} (dim {i})", layout=w.Layout(width="80px"))
-            rows.append(w.HBox([label, size, pad, flag, start]))
+            rows.append(row([size, pad, flag, start], f"{letter} (dim {i})"))
         self._rows.children = rows
 
     def _set_layout_options(self, value: str) -> None:
@@ -212,12 +146,12 @@ class LayoutExplorer(StaticFallback, w.VBox):
         nothing; values the controls can take but that describe no tensor together show the error
         inline, as moving the controls would.
         """
-        sizes = self.sizes if sizes is None else _checked_sizes(sizes)
+        sizes = self.sizes if sizes is None else checked_sizes(sizes)
         rank = len(sizes)
-        layout = None if layout is None else _checked_layout(layout, rank)
+        layout = None if layout is None else checked_layout(layout, rank)
         name = None if data_type is None else _resolve_data_type(data_type).name
-        flags = None if broadcast is None else _checked_broadcast(broadcast, rank)
-        extras = {} if padding is None else _checked_padding(padding, rank)
+        flags = None if broadcast is None else checked_broadcast(broadcast, rank)
+        extras = {} if padding is None else checked_padding(padding, rank)
         self._busy = True
         try:
             if rank != self._rank.value:
@@ -273,8 +207,8 @@ class LayoutExplorer(StaticFallback, w.VBox):
             control.disabled = custom
         self._strides.disabled = not custom
         if custom:
-            return TensorDesc(self._data_type.value, sizes, _parse_ints(self._strides.value, "strides"))
-        letters = _LETTERS[len(sizes)]
+            return TensorDesc(self._data_type.value, sizes, parse_ints(self._strides.value, "strides"))
+        letters = LETTERS[len(sizes)]
         padding: dict[str | int, int] = {letters[i]: s.value for i, s in enumerate(self.padding_sliders) if s.value}
         broadcast = [b.value for b in self.broadcast_boxes]
         return TensorDesc(self._data_type.value, sizes, layout_strides(layout, sizes, broadcast, padding))
@@ -339,7 +273,7 @@ def explore(
     max_padding: int = 8,
     max_cells: int = 256,
     limit: int = DEFAULT_LIMIT,
-    scale: float = 1.0,
+    scale: float | None = None,
 ) -> LayoutExplorer:
     """A layout explorer: controls for a description and its live memory map.
 
@@ -369,8 +303,9 @@ def explore(
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
-    scale : float
-        Show the map this many times its size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the map this many times its size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
 
     Examples
     --------

@@ -15,9 +15,9 @@ from .._validate import known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
-from ..render.options import DrawOptions
+from ..render.options import DrawOptions, session_scale
 from ..render.scene import Scene, resolve, scene_for
-from ..render.svg import KIND_NAMES, check_scale
+from ..render.svg import KIND_NAMES
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
 from ._panels import MapWidget, RefusedValue
@@ -28,6 +28,8 @@ __all__: list[str] = []
 VIEW_MAX_CELLS = 256
 #: Cells (and slots) of the static SVG that goes with every live view.
 STATIC_MAX_CELLS = 64
+#: The fewest cells a view fitted to a height (:attr:`MemoryMapView.max_height`) draws.
+_MIN_FITTED_CELLS = 16
 
 
 def as_source(obj: Any, field: str = "source") -> TensorDesc | MemoryMap | StridedTensor:
@@ -93,8 +95,9 @@ class MemoryMapView(MapWidget):
     limit : int
         The most elements a full memory map is built for; beyond, the window's slots are worked
         out from the strides alone.
-    scale : float
-        Show the drawing this many times its size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the drawing this many times its size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
     name : str
         A caption above the drawing.
 
@@ -107,6 +110,11 @@ class MemoryMapView(MapWidget):
     [(0, 2), (1, 2)]
     """
 
+    #: The tallest the drawing is shown (CSS pixels, scale included), or None: a drawing that would
+    #: be taller draws fewer cells (halving ``max_cells``, to at least 16), unless an exact window
+    #: was asked for. The explorer sets it so that its map fits a screen below its controls.
+    max_height: int | None = None
+
     @known_keywords
     def __init__(
         self,
@@ -118,11 +126,11 @@ class MemoryMapView(MapWidget):
         window: Sequence[tuple[int, int]] | None = None,
         colour_by: int | None = None,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
         name: str = "",
     ) -> None:
         super().__init__()
-        self._scale = check_scale(scale)
+        self._scale = session_scale(scale)
         self._options = DrawOptions(checked_max_cells(max_cells), columns, start, window, colour_by, limit)
         self._name = name
         self._source: Any = None
@@ -141,10 +149,21 @@ class MemoryMapView(MapWidget):
 
     def _draw(self, source: Any, options: DrawOptions, *, keep_selection: bool = False) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
-        scene = scene_for(source, options, self.layout_width)
+        scene = self._fitted(source, options)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name], keep_selection=keep_selection)
         self.copy_lines = [str(scene.desc)]
+
+    def _fitted(self, source: Any, options: DrawOptions) -> Scene:
+        """The scene of ``source`` within :attr:`max_height`, with fewer cells where needed."""
+        scene = scene_for(source, options, self.layout_width)
+        cells = options.max_cells
+        while self.max_height is not None and options.window is None and cells > _MIN_FITTED_CELLS:
+            if scene.height * self._scale <= self.max_height:
+                break
+            cells = max(_MIN_FITTED_CELLS, cells // 2)
+            scene = scene_for(source, options.capped(cells), self.layout_width)
+        return scene
 
     def redraw(self, source: Any, *, start: tuple[int, ...] | None = None) -> None:
         """Draw ``source`` with its window starting at ``start`` (one redraw, unlike setting

@@ -9,11 +9,11 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as w
 import numpy as np
 
 from .._validate import known_keywords
 from ..memmap import DEFAULT_LIMIT
+from ._controls import label, row, slider
 from ._operator import OperatorExplorer, as_tensor, input_sizes
 
 __all__: list[str] = []
@@ -112,8 +112,9 @@ class SliceExplorer(OperatorExplorer):
     limit : int
         The most elements a full memory map is built for (beyond, the window's slots are worked
         out from the strides alone).
-    scale : float
-        Show the maps this many times their size (e.g. 2 on a projector).
+    scale : float, optional
+        Show the maps this many times their size (e.g. 2 on a projector; default: the
+        session's, see :func:`stridelab.settings`).
 
     Examples
     --------
@@ -135,7 +136,7 @@ class SliceExplorer(OperatorExplorer):
         *,
         max_cells: int = 256,
         limit: int = DEFAULT_LIMIT,
-        scale: float = 1.0,
+        scale: float | None = None,
     ) -> None:
         sizes = input_sizes(x)
         rank = len(sizes)
@@ -155,19 +156,19 @@ class SliceExplorer(OperatorExplorer):
                 self.stride_sliders.append(_Fixed(steps[i]))
                 fixed.append(i)
                 continue
-            offset = w.IntSlider(value=offsets[i], min=0, max=n - 1, description="offset")
-            size = w.IntSlider(value=extents[i], min=1, max=n, description="size")
-            stride = w.IntSlider(value=steps[i], min=min(-n, steps[i]), max=max(n, steps[i]), description="stride")
-            for slider, cls in ((offset, "offset"), (size, "size"), (stride, "stride")):
-                slider.add_class(f"stridelab-window-{cls}")
-                slider.observe(self._update, "value")
+            offset = slider("offset", offsets[i], 0, n - 1)
+            size = slider("size", extents[i], 1, n)
+            stride = slider("stride", steps[i], min(-n, steps[i]), max(n, steps[i]))
+            for control, cls in ((offset, "offset"), (size, "size"), (stride, "stride")):
+                control.add_class(f"stridelab-window-{cls}")
+                control.observe(self._update, "value")
             self.offset_sliders.append(offset)
             self.size_sliders.append(size)
             self.stride_sliders.append(stride)
-            rows.append(w.HBox([w.Label(f"dim {i} (size {n})", layout=w.Layout(width="100px")), offset, size, stride]))
+            rows.append(row([offset, size, stride], f"dim {i} (size {n})"))
         if fixed:
             names = ", ".join(map(str, fixed))
-            rows.insert(0, w.Label(f"dim {names} (size 1): window offset 0, size 1"))
+            rows.insert(0, label(f"dim {names} (size 1): window offset 0, size 1"))
         self._start(x, rows, max_cells, scale, limit)
 
     @property
