@@ -113,6 +113,10 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
     env = dict(os.environ)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
         env[name] = str(tmp_path / name.lower())
+    # the student turned saving widget state off: stridelab's default must not override that
+    widgets = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True)
+    (widgets / "plugin.jupyterlab-settings").write_text('{"saveState": false}')
     course, port, token = tmp_path / "course", _free_port(), secrets.token_hex(16)
     command = [sys.executable, "-m", "stridelab", "lab", str(course), "--no-browser", f"--port={port}"]
     command.append(f"--IdentityProvider.token={token}")
@@ -130,6 +134,9 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("stridelab lab did not serve:\n" + log_path.read_text())
                 time.sleep(0.2)
+        plugin = "@jupyter-widgets/jupyterlab-manager:plugin"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/api/settings/{plugin}?token={token}") as reply:
+            widget_settings = json.load(reply)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -138,6 +145,10 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
     assert log.startswith(f"stridelab: copied {len(TUTORIAL_FILES)} tutorial files into {course}\n")
     # JupyterLab prints a token it was given as "token=...".
     assert f"http://127.0.0.1:{port}/lab/tree/00-start-here.ipynb?token=" in log
+    # widget state is saved with a notebook by default (JupyterLab's own default: not), and the
+    # student's own choice still wins
+    assert widget_settings["schema"]["properties"]["saveState"]["default"] is True
+    assert widget_settings["settings"]["saveState"] is False
 
 
 def test_show_reads_what_people_paste_and_says_what_it_assumed(capsys):

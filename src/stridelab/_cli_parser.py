@@ -94,6 +94,8 @@ def _add_lab(commands: argparse._SubParsersAction, run: Run) -> None:
             "edited is never overwritten) and open JupyterLab on 00-start-here.ipynb, bound to "
             "127.0.0.1. Other options go to JupyterLab in their --name=value form, e.g. "
             "--no-browser, --port=8899, or --ip=0.0.0.0 to serve from a container. "
+            "JupyterLab saves widget state with each notebook (unless you turned that off in its settings), "
+            "so a notebook saved after running reopens with its widgets drawn. "
             "With --student, write a student copy into DIR instead and exit: the notebooks without "
             "their solutions, for students to open with stridelab lab DIR."
         ),

@@ -5,7 +5,9 @@ Subcommands:
 - ``stridelab lab [DIR] [JupyterLab options]``: copy the tutorial notebooks into DIR (default
   ``./stridelab-tutorials``) where they are not there yet, never overwriting a student's edits,
   and open JupyterLab on ``00-start-here`` there, bound to 127.0.0.1, its kernels reached over Unix
-  sockets where the system has them. ``stridelab lab --student DIR [--overwrite]`` writes a
+  sockets where the system has them, saving widget state with each notebook so that a notebook
+  saved after running keeps its widgets' pictures (see :mod:`stridelab._lab_settings`; in plain
+  ``jupyter lab``: Settings > "Save Widget State Automatically"). ``stridelab lab --student DIR [--overwrite]`` writes a
   student copy (the notebooks without their solutions) and exits.
 - ``stridelab examples [DIR]``: copy the example DxDispatch models into DIR (default
   ``./stridelab-examples``) where they are not there yet, and print the command that runs one.
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ._cli_parser import USAGE_ERROR, build_parser
+from ._lab_settings import lab_defaults
 from ._optional import optional_imports
 from ._tutorials import EXAMPLE, START, copy_examples, copy_student_tutorials, copy_tutorials
 from .errors import LayoutError
@@ -142,7 +145,8 @@ def _lab(args: argparse.Namespace, jupyterlab_options: list[str]) -> int:
         print("(delete one to get a fresh copy)")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     options = [*kernel_options(jupyter_runtime_dir(), posix=os.name == "posix"), *jupyterlab_options]
-    LabApp.launch_instance(argv=jupyterlab_argv(directory, options, uid=uid))
+    with lab_defaults():
+        LabApp.launch_instance(argv=jupyterlab_argv(directory, options, uid=uid))
     return 0
 
 
