@@ -119,7 +119,7 @@ def cumulative(axis: int, step: int, direction: str = "increasing") -> list[ET.E
 
 
 def test_the_tallys_picture_marks_the_element_read_the_output_written_and_dims_the_rest():
-    inputs, outputs = cumulative(axis=3, step=1)  # along W, second step: column 1
+    inputs, outputs = cumulative(axis=3, step=2)  # along W, the second step: column 1
     assert marked(groups(inputs, "cell"), "read") == {cell(h, 1) for h in range(3)}
     assert marked(groups(inputs, "slot"), "read") == {"1", "5", "9"}  # packed 3x4: 4h + 1
     cells = groups(outputs, "cell")
@@ -133,23 +133,24 @@ def test_the_tallys_picture_marks_the_element_read_the_output_written_and_dims_t
 
 
 def test_a_decreasing_tally_down_the_rows_starts_at_the_last_row():
-    inputs, outputs = cumulative(axis=2, step=0, direction="decreasing")
+    inputs, outputs = cumulative(axis=2, step=1, direction="decreasing")
     assert marked(groups(inputs, "cell"), "read") == {cell(2, w) for w in range(4)}
     assert marked(groups(outputs, "cell"), "pending") == {cell(h, w) for h in (0, 1) for w in range(4)}
 
 
-def test_marks_follow_the_elements_into_a_static_picture_drawn_through_another_window():
-    # 256 elements: the live map draws all of them, the static one the 8x8 corner
+def test_a_static_picture_of_a_large_input_is_windowed_where_the_marks_are():
+    # 256 elements: the live map draws all of them, the static one 64 cells, from the window's
+    # first cell (6, 6) since the 8x8 corner would cut the 4x4 window off at row and column 7
     x = np.arange(256, dtype=np.float32).reshape(1, 1, 16, 16)
     e = sl.SliceExplorer(x, window_offsets=(0, 0, 6, 6), window_sizes=(1, 1, 4, 4), window_strides=(1, 1, 2, 2))
     inputs, _ = panels(e.to_svg())
     cells = groups(inputs, "cell")
-    assert len(cells) == 64
-    assert marked(cells, "window") == {cell(h, w) for h in (6, 7) for w in (6, 7)}
+    assert cell(6, 6) in cells and cell(5, 6) not in cells and cell(6, 5) not in cells
+    assert marked(cells, "window") == {cell(h, w) for h in range(6, 10) for w in range(6, 10)}
     assert marked(cells, "outside") == set(cells) - marked(cells, "window")
-    # copied: (6, 6) -> output 0, (6, 8) -> 1 (not drawn), (8, 6) -> 2 (not drawn), (8, 8) -> 3
-    assert badges(inputs) == {cell(6, 6): "0"}
-    assert marked(groups(inputs, "slot"), "read") == {str(16 * 6 + 6)}
+    # copied in this order: (6, 6), (6, 8), (8, 6), (8, 8), at offsets 16h + w
+    assert badges(inputs) == {cell(6, 6): "0", cell(6, 8): "1", cell(8, 6): "2", cell(8, 8): "3"}
+    assert marked(groups(inputs, "slot"), "read") == {"102", "104", "134", "136"}
 
 
 def test_the_png_paints_the_marks_where_the_svg_has_them():
@@ -213,3 +214,18 @@ def test_the_text_form_counts_what_the_marks_pick_out():
     assert text.splitlines()[1] == (
         "marked: input: read 3 cells and 3 slots; output: written 3 cells and 3 slots, pending 9 cells and 9 slots"
     )
+
+
+def test_a_static_picture_starts_where_the_live_window_does_so_far_marks_are_drawn():
+    # 400 elements: the live panels are windowed at the slice window / the tally's step, far from
+    # the corner that a 64-cell picture from the origin would show
+    x = np.arange(400, dtype=np.float32).reshape(20, 20)
+    e = sl.SliceExplorer(x, window_offsets=(12, 12), window_sizes=(6, 6), window_strides=(-2, 1))
+    inputs, _ = panels(e.to_svg())
+    # rows 12..17, columns 12..17 of the window: all drawn, all marked
+    assert marked(groups(inputs, "cell"), "window") == {f"{h},{w}" for h in range(12, 18) for w in range(12, 18)}
+    tally = sl.CumulativeSummationExplorer(x, axis=1)
+    tally.step.value = 18  # along W, the 18th step: column 17
+    inputs, outputs = panels(tally.to_svg())
+    assert {key.split(",")[1] for key in marked(groups(inputs, "cell"), "read")} == {"17"}
+    assert {key.split(",")[1] for key in marked(groups(outputs, "cell"), "written")} == {"17"}

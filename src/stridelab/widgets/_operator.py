@@ -119,8 +119,32 @@ class OperatorExplorer(StaticFallback, w.VBox):
         )
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
-        """Static pictures of the input and output; none where an error stopped the operator
-        (the text repr names it)."""
+        """Static pictures of the input and output, each windowed from the first cell the live
+        panel marks (so that a window, a read or a write far from the origin is in the picture);
+        none where an error stopped the operator (the text repr names it)."""
         if self.output is None:
             return [], []
-        return [build_scene(t, max_cells=STATIC_MAX_CELLS) for t in (self.input, self.output)], ["input", "output"]
+        scenes = []
+        for panel, tensor in enumerate((self.input, self.output)):
+            scene = build_scene(tensor, max_cells=STATIC_MAX_CELLS)
+            outlined = self._outlined(panel)
+            if outlined is not None and not _inside(outlined, scene.window):
+                scene = build_scene(tensor, max_cells=STATIC_MAX_CELLS, start=tuple(outlined.min(axis=0).tolist()))
+            scenes.append(scene)
+        return scenes, ["input", "output"]
+
+    def _outlined(self, panel: int) -> np.ndarray | None:
+        """The coordinates of the cells the live ``panel`` outlines (window, read, written), one
+        row each; None where it outlines none."""
+        scenes, marks = self.view.scenes, self.view.marks
+        if panel >= len(scenes) or panel >= len(marks):
+            return None
+        cells = marks[panel].get("cells", {})
+        outlined = [p for mark, positions in cells.items() if mark not in ("outside", "pending") for p in positions]
+        return scenes[panel].cell_coords[outlined] if outlined else None
+
+
+def _inside(coords: np.ndarray, window: Any) -> bool:
+    """Whether every row of ``coords`` lies in ``window``."""
+    starts, counts = np.asarray(window.starts), np.asarray(window.counts)
+    return bool(((coords >= starts) & (coords < starts + counts)).all())
