@@ -8,7 +8,8 @@ found`` where each widget was once it is reopened, kernel or not. With the widge
 notebook draws each widget from it, hover included, before any cell runs again.
 
 ``stridelab lab`` turns it on as a default (:func:`lab_defaults`), changing nothing else: the
-user's own choice in Settings > "Save Widget State Automatically" still wins. In plain
+user's own choice in Settings > "Save Widget State Automatically" still wins, and so does a
+default for it set in their or the site's Jupyter configuration. In plain
 ``jupyter lab``, tick that menu item once; Binder's ``postBuild`` writes the same default with
 :func:`write_lab_defaults`.
 
@@ -35,7 +36,8 @@ OVERRIDES = Path("labconfig") / "default_setting_overrides.json"
 def write_lab_defaults(config_dir: Path) -> Path:
     """Write :data:`LAB_DEFAULTS` into the JupyterLab default settings of the Jupyter configuration
     folder ``config_dir`` (e.g. ``jupyter --config-dir``), keeping any other setting already there;
-    return the file.
+    return the file. The file is replaced whole, never left half written; one that is not a JSON
+    object is refused, and left as it is.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -47,25 +49,73 @@ def write_lab_defaults(config_dir: Path) -> Path:
       }
     }
     """
-    path = config_dir / OVERRIDES
-    settings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not Path(config_dir).is_absolute():
+        raise ValueError(f"config_dir = {str(config_dir)!r}: the Jupyter configuration folder must be an absolute path")
+    path = Path(config_dir) / OVERRIDES
+    settings = _read_overrides(path)
+    if settings is None:
+        raise ValueError(f"{path} is not a JSON object of settings by plugin; fix or remove it, then run this again")
     for plugin, values in LAB_DEFAULTS.items():
+        if not isinstance(settings.get(plugin, {}), dict):
+            raise ValueError(f"{path}: the settings of {plugin} are not a JSON object; fix or remove them")
         settings.setdefault(plugin, {}).update(values)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as file:
+        file.write(json.dumps(settings, indent=2) + "\n")
+    os.replace(file.name, path)
     return path
 
 
+def _read_overrides(path: Path) -> dict | None:
+    """The default settings in ``path``: {} where it is missing or empty (as Jupyter reads it),
+    None where it is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.strip():
+        return {}
+    try:
+        settings = json.loads(text)
+    except ValueError:
+        return None
+    return settings if isinstance(settings, dict) else None
+
+
+def _chosen_elsewhere() -> bool:
+    """Whether a default for the settings of :data:`LAB_DEFAULTS` is already set where JupyterLab
+    reads defaults (the ``labconfig`` folders of Jupyter's configuration path, the installation's
+    ``overrides.json``): that choice, the user's or the site's, is kept."""
+    from jupyter_core.paths import jupyter_config_path
+    from jupyterlab.commands import get_app_dir
+
+    files = [Path(folder) / OVERRIDES for folder in jupyter_config_path()]
+    files.append(Path(get_app_dir()) / "settings" / "overrides.json")
+    for file in files:
+        settings = _read_overrides(file) or {}
+        for plugin, values in LAB_DEFAULTS.items():
+            chosen = settings.get(plugin)
+            if isinstance(chosen, dict) and any(key in chosen for key in values):
+                return True
+    return False
+
+
 @contextlib.contextmanager
-def lab_defaults() -> Iterator[Path]:
+def lab_defaults() -> Iterator[Path | None]:
     """While open, JupyterLab servers started in this process (and its children) take
-    :data:`LAB_DEFAULTS` as defaults: a temporary Jupyter configuration folder holding them,
-    last on ``JUPYTER_CONFIG_PATH`` so that every folder already there wins over it.
+    :data:`LAB_DEFAULTS` as defaults, unless a default for them is set already (see
+    :func:`_chosen_elsewhere`): a temporary Jupyter configuration folder holding them, on
+    ``JUPYTER_CONFIG_PATH``; the folder, or None where nothing was added.
 
     >>> with lab_defaults() as folder:
-    ...     os.environ["JUPYTER_CONFIG_PATH"].split(os.pathsep)[-1] == str(folder)
+    ...     folder is None or os.environ["JUPYTER_CONFIG_PATH"].split(os.pathsep)[-1] == str(folder)
     True
     """
+    if _chosen_elsewhere():
+        yield None
+        return
     previous = os.environ.get("JUPYTER_CONFIG_PATH")
     with tempfile.TemporaryDirectory(prefix="stridelab-lab-") as folder:
         write_lab_defaults(Path(folder))
