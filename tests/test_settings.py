@@ -17,6 +17,9 @@ def fresh_session(monkeypatch):
     """Each test starts as a new session: nothing set, STRIDELAB_SCALE not yet read."""
     monkeypatch.setattr(options, "_scale", None)
     monkeypatch.delenv("STRIDELAB_SCALE", raising=False)
+    options._environment_scale.cache_clear()
+    yield
+    options._environment_scale.cache_clear()
 
 
 def svg_size(svg: str) -> tuple[str, str]:
@@ -96,6 +99,13 @@ def test_the_environment_variable_is_read_once(monkeypatch):
     assert sl.MemoryMapView(DESC)._scale == 2.5
     sl.settings(scale=1)  # a call wins over the variable
     assert sl.settings().scale == 1.0
+
+
+def test_a_with_block_opened_first_puts_back_the_variable_as_it_was_read(monkeypatch):
+    monkeypatch.setenv("STRIDELAB_SCALE", "2")
+    with sl.settings(scale=3):
+        monkeypatch.setenv("STRIDELAB_SCALE", "4")
+    assert sl.settings().scale == 2.0  # read when the block was opened, not again after it
 
 
 @pytest.mark.parametrize("text", ["big", "0", "-1", "8.5", "nan", "inf", "1e999"])

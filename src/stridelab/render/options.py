@@ -17,7 +17,9 @@ internal: the public names are the keyword arguments, and ``settings`` as ``stri
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import math
 import os
 from collections.abc import Sequence
@@ -127,7 +129,7 @@ class LabelSource:
 SCALE_VARIABLE = "STRIDELAB_SCALE"
 _SCALE_RULE = "how many times its size every picture is shown must be more than 0 and at most 8 (e.g. 2)"
 
-# None until first needed, when STRIDELAB_SCALE is read (once): then the scale in force.
+# The scale set by settings(); None where none is set, and STRIDELAB_SCALE's (read once) holds.
 _scale: float | None = None
 
 
@@ -181,16 +183,22 @@ def settings(*, scale: Any = None) -> Settings:
     if scale is not None:
         from .svg import check_scale
 
-        _scale = check_scale(scale)
+        scale = check_scale(scale)
+        with contextlib.suppress(LayoutError):  # a bad variable is refused where it is used
+            _environment_scale()  # read once, now: a with block puts back the session's own
+        _scale = scale
     return Settings(_current(), previous)
 
 
 def _current() -> float:
-    """The scale in force: set by :func:`settings`, else read (once) from ``STRIDELAB_SCALE``."""
-    global _scale
-    if _scale is None:
-        _scale = scale_from_environment(os.environ.get(SCALE_VARIABLE))
-    return _scale
+    """The scale in force: set by :func:`settings`, else ``STRIDELAB_SCALE``'s."""
+    return _environment_scale() if _scale is None else _scale
+
+
+@functools.lru_cache(maxsize=1)
+def _environment_scale() -> float:
+    """``STRIDELAB_SCALE``'s scale, read once (a value refused is read again, and refused again)."""
+    return scale_from_environment(os.environ.get(SCALE_VARIABLE))
 
 
 def scale_from_environment(text: str | None) -> float:
