@@ -113,6 +113,26 @@ def _last_index(sizes: Sequence[int], strides: Sequence[int]) -> int:
     return sum((n - 1) * s for n, s in zip(sizes, strides))
 
 
+def _check_total(total: Any, required: int, sizes: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """``total_tensor_size_in_bytes`` checked against DirectML's rules for the ``required`` bytes."""
+    total = int_value("total_tensor_size_in_bytes", total)
+    if total > UINT64_MAX:
+        raise layout_error(
+            "total_tensor_size_in_bytes", total, f"it exceeds {UINT64_MAX}: DirectML's is a 64-bit UINT64"
+        )
+    if total < required:
+        raise LayoutError(
+            f"total_tensor_size_in_bytes = {shown(total)} is smaller than the {required} bytes that "
+            f"sizes {list(sizes)} with strides {list(strides)} need (DMLCalcBufferTensorSize)"
+        )
+    if total % 4:
+        raise LayoutError(
+            f"total_tensor_size_in_bytes = {shown(total)} must be a multiple of 4 "
+            "(DirectML binds DWORD-aligned buffers)"
+        )
+    return total
+
+
 def _round_up_4(nbytes: int) -> int:
     return (nbytes + 3) & ~3
 

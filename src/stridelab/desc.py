@@ -16,22 +16,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from . import _analysis, _notation
 from ._strides import (
-    UINT64_MAX,
     _check_sizes,
     _check_strides,
+    _check_total,
     _last_index,
     _required_bytes,
     _within_uint,
     packed_strides,
 )
-from ._validate import int_tuple, int_value, layout_error, shown
+from ._validate import int_tuple, shown
 from .dtypes import DataType, DataTypeLike
 from .dtypes import data_type as _resolve_data_type
 from .errors import LayoutError
+
+if TYPE_CHECKING:
+    from ._desc_text import PlacedDesc
 
 __all__: list[str] = []
 
@@ -85,22 +88,7 @@ class TensorDesc:
         last = _last_index(sizes, strides)
         required = _required_bytes(dtype, sizes, strides, last)
         if total_tensor_size_in_bytes is not None:
-            total = int_value("total_tensor_size_in_bytes", total_tensor_size_in_bytes)
-            if total > UINT64_MAX:
-                raise layout_error(
-                    "total_tensor_size_in_bytes", total, f"it exceeds {UINT64_MAX}: DirectML's is a 64-bit UINT64"
-                )
-            if total < required:
-                raise LayoutError(
-                    f"total_tensor_size_in_bytes = {shown(total)} is smaller than the {required} bytes that "
-                    f"sizes {list(sizes)} with strides {list(strides)} need (DMLCalcBufferTensorSize)"
-                )
-            if total % 4:
-                raise LayoutError(
-                    f"total_tensor_size_in_bytes = {shown(total)} must be a multiple of 4 "
-                    "(DirectML binds DWORD-aligned buffers)"
-                )
-            total_tensor_size_in_bytes = total
+            total_tensor_size_in_bytes = _check_total(total_tensor_size_in_bytes, required, sizes, strides)
         object.__setattr__(self, "_data_type", dtype)
         object.__setattr__(self, "_sizes", sizes)
         object.__setattr__(self, "_strides", strides)
@@ -335,7 +323,7 @@ class TensorDesc:
         return parse_desc(cls, text)
 
     @classmethod
-    def parse_placed(cls, text: str):  # -> PlacedDesc (_desc_text imports this module)
+    def parse_placed(cls, text: str) -> PlacedDesc:
         """Read text as :meth:`parse` does, with `` +OFFSET`` (``offset=``; 0 if none): ``desc, offset``.
 
         >>> TensorDesc.parse_placed("np.uint8 (2,3):(3,1) offset=5")
@@ -345,8 +333,12 @@ class TensorDesc:
 
         return read_placed(cls, text)[0]
 
-    def placed(self, offset: int):  # -> PlacedDesc
-        """This description from buffer element ``offset`` on: ``str(d.placed(5))`` ends in `` +5``."""
+    def placed(self, offset: int) -> PlacedDesc:
+        """This description from buffer element ``offset`` on (PyTorch's ``storage_offset()``).
+
+        >>> str(TensorDesc("FLOAT16", (2, 3)).placed(5))
+        'FLOAT16 (2,3):(3,1) +5'
+        """
         from ._desc_text import PlacedDesc
 
         return PlacedDesc(self, offset)
