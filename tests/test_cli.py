@@ -154,33 +154,48 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
 def test_show_reads_what_people_paste_and_says_what_it_assumed(capsys):
     assert cli.main(["show", "[2,3]:[4,1] +5"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == [
+    assert lines[:4] == [
         "data type: FLOAT32 assumed, since none is given (name one first, e.g. 'FLOAT16 (2,3):(4,1)')",
-        # 5 elements of 4 bytes before element (0, 0)
-        "starts at buffer element 5, byte 20: the 5 slots before it are not drawn, and the offsets below count "
-        "from it (add 5 for the buffer's)",
         "FLOAT32 · sizes [2, 3] · strides [4, 1] · layout HW",
+        "padded · 6 logical elements · 7 physical slots (1 padding) · buffer 28 bytes",
+        # 5 elements of 4 bytes before element (0, 0); then the tensor's 28 bytes
+        "starts at element 5, byte 20 of its buffer · a buffer of at least 48 bytes holds it",
     ]
-    assert lines[-3:] == ["Offset:|0|1|2|3|4|5|6", "------:|-|-|-|-|-|-|-", " Value:|A|B|C|x|D|E|F"]
+    # the buffer's own offsets: 0..4 before the tensor, A B C at 5..7, padding at 8, D E F at 9..11
+    assert lines[-4:] == [
+        "buffer (element offsets above, values below; x = padding, - = before the tensor):",
+        "Offset:|0|1|2|3|4|5|6|7|8|9|10|11",
+        "------:|-|-|-|-|-|-|-|-|-|-|--|--",
+        " Value:|-|-|-|-|-|A|B|C|x|D| E| F",
+    ]
 
 
 def test_show_of_a_named_type_at_offset_0_prints_the_map_alone(capsys):
     assert cli.main(["show", "torch.float16 (2,3):(3,1)"]) == 0
-    assert capsys.readouterr().out.startswith("FLOAT16 · sizes [2, 3] · strides [3, 1] · layout HW\n")
+    out = capsys.readouterr().out
+    assert out.startswith("FLOAT16 · sizes [2, 3] · strides [3, 1] · layout HW\n")
+    assert "starts at" not in out and "before the tensor" not in out
+    assert out.splitlines()[-1] == " Value:|A|B|C|D|E|F"
     assert cli.main(["show", "UINT8 (2,3):(3,1) +1"]) == 0
-    assert capsys.readouterr().out.startswith(
-        "starts at buffer element 1, byte 1: the slot before it is not drawn, and the offsets below count from it "
-        "(add 1 for the buffer's)\nUINT8 · sizes [2, 3]"
-    )
+    lines = capsys.readouterr().out.splitlines()
+    # 8 bytes (6 rounded up to 4's) after the 1 before it: A..F at 1..6, alignment at 7, 8
+    assert lines[0] == "UINT8 · sizes [2, 3] · strides [3, 1] · layout HW"
+    assert lines[2] == "starts at element 1, byte 1 of its buffer · a buffer of at least 9 bytes holds it"
+    assert lines[-3:] == ["Offset:|0|1|2|3|4|5|6|7|8", "------:|-|-|-|-|-|-|-|-|-", " Value:|-|A|B|C|D|E|F|.|."]
 
 
 def test_show_writes_its_picture_after_the_notes(tmp_path, capsys):
-    svg = tmp_path / "map.svg"
-    assert cli.main(["show", "(2,3):(3,1) +2", "--svg", str(svg)]) == 0
+    svg, png = tmp_path / "map.svg", tmp_path / "map.png"
+    assert cli.main(["show", "(2,3):(3,1) +2", "--svg", str(svg), "--png", str(png)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("data type: FLOAT32 assumed")
-    assert lines[1].startswith("starts at buffer element 2, byte 8")
-    assert lines[2] == f"wrote {svg}" and svg.read_text().startswith("<svg")
+    assert lines[1:] == [f"wrote {svg}", f"wrote {png}"]
+    drawing = svg.read_text()
+    assert drawing.startswith("<svg") and drawing.count('class="slot before"') == 2
+    # A, element (0, 0), at buffer element 2, byte 8
+    assert 'data-coords="0,0" data-index="0" data-slot="2" data-label="A"' in drawing
+    assert 'data-slot="2" data-byte="8" data-count="1" data-label="A"' in drawing
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize(

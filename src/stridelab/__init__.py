@@ -10,6 +10,7 @@ The layout core is imported eagerly; the operators, renderings and widgets on fi
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._desc_text import PlacedDesc
 from ._overlap import overlap
 from ._strides import MAX_DIMENSIONS, calc_buffer_tensor_size, calculate_strides, layout_strides
 from .desc import TensorDesc
@@ -80,6 +81,7 @@ __all__ = [
     "DataType",
     "LayoutError",
     "MemoryMap",
+    "PlacedDesc",
     "StridedTensor",
     "TensorDesc",
     "calc_buffer_tensor_size",

@@ -5,8 +5,8 @@ NumPy or PyTorch often has one (``x.storage_offset()``), and a drawing or an ove
 the one-line notation carries it (``FLOAT32 (2,3):(3,1) +5``) and :class:`PlacedDesc` holds the two
 together; :meth:`TensorDesc.parse` reads only text that starts at element 0.
 
-internal: reached through :meth:`TensorDesc.parse`, :meth:`TensorDesc.parse_placed` and
-:meth:`TensorDesc.placed`, which makes a :class:`PlacedDesc`.
+internal: ``PlacedDesc`` is public as ``stridelab.PlacedDesc``; the rest is reached through
+:meth:`TensorDesc.parse`, :meth:`TensorDesc.parse_placed` and :meth:`TensorDesc.placed`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ class PlacedDesc:
     (PyTorch's ``storage_offset()``): element ``c`` is at ``offset + dot(c, strides)``.
 
     It unpacks as ``desc, offset``; ``str()`` writes the one-line notation that
-    :meth:`TensorDesc.parse_placed` reads back.
+    :meth:`TensorDesc.parse_placed` reads back. Drawn (Jupyter's display,
+    :func:`stridelab.render_svg`, ``stridelab show``), its buffer strip counts the buffer's
+    offsets and shows the ``offset`` slots before the tensor as unused.
 
     >>> p = TensorDesc("FLOAT32", (2, 3)).placed(5)
     >>> str(p), p.offset_bytes
@@ -64,6 +66,13 @@ class PlacedDesc:
     def offset_bytes(self) -> int:
         """The offset in bytes: ``offset * desc.element_size``."""
         return self.offset * self.desc.element_size
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        """Jupyter's display: the memory-map picture, from the start of the buffer, as SVG and
+        PNG, and the repr as text."""
+        from .render.picture import display_bundle
+
+        return display_bundle(self)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.desc, self.offset))

@@ -211,21 +211,14 @@ def _is_model(argument: str) -> bool:
 
 def _shown(what: str, max_model_bytes: int) -> tuple[list[tuple[str, Any, Any]], list[str]]:
     """What ``stridelab show`` draws, as (name, description, where its labels come from): one
-    description, unnamed, or every tensor of a model; and the lines to print first about a
-    description (its data type assumed, its offset)."""
+    description (drawn from its offset into the buffer on), unnamed, or every tensor of a model;
+    and the lines to print first about a description (its data type assumed)."""
     if not _is_model(what):
         from ._desc_text import read_placed
         from .desc import TensorDesc
 
-        (desc, offset), typed = read_placed(TensorDesc, what)
-        notes = [] if typed else [_assumed(desc)]
-        if offset:
-            before = "the slot before it is" if offset == 1 else f"the {offset} slots before it are"
-            notes.append(
-                f"starts at buffer element {offset}, byte {offset * desc.element_size}: {before} not drawn, "
-                f"and the offsets below count from it (add {offset} for the buffer's)"
-            )
-        return [("", desc, None)], notes
+        placed, typed = read_placed(TensorDesc, what)
+        return [("", placed, None)], [] if typed else [_assumed(placed.desc)]
     from .dxdispatch.loading import read_dispatchables
     from .dxdispatch.pictures import panels
 

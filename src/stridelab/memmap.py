@@ -34,12 +34,14 @@ DEFAULT_LIMIT = ENUMERATION_LIMIT
 
 
 class SlotKind:
-    """What a physical slot holds: the values of :attr:`MemoryMap.slot_kinds`."""
+    """What a physical slot holds: the values of :attr:`MemoryMap.slot_kinds` (and, for
+    drawings, of a slot before a tensor placed at an offset into its buffer)."""
 
     ELEMENT = 0  #: exactly one logical element
     SHARED = 1  #: several logical elements (broadcast or overlap)
     PADDING = 2  #: no element, inside the buffer's meaningful part
     ALIGNMENT = 3  #: no element, there only because buffer sizes round up to 4 bytes
+    BEFORE = 4  #: no element: before the tensor's element 0 (a drawing of a PlacedDesc; never in a map)
 
 
 #: Descriptions of at most this many elements label them with letters, as DirectML's pages do;

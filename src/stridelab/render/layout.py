@@ -154,19 +154,27 @@ def _tile_caption(win: Window, tr: int, tc: int) -> str:
     return "(" + ", ".join(str(i) for i in lead) + ", :, :)"
 
 
-def buffer_strip(desc: TensorDesc, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int):
+def buffer_strip(
+    desc: TensorDesc, slots: np.ndarray, texts: list[Text], x0: int, y0: int, columns: int, cell_w: int, before: int = 0
+):
     """Slot positions of the buffer strip, wrapped into rows of ``columns`` slots, with markers
-    where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`)."""
+    where slots are left out (the offsets above and below each slot: :meth:`Scene.slot_texts`);
+    the strip begins ``before`` slots before the tensor (``slots`` counting from its element 0)."""
     size = desc.element_size
     texts.append(Text(x0, y0 + 12, "physical buffer", "caption"))
     texts.append(Text(x0, y0 + 26, f"slots in offset order, {size} byte{'s' if size > 1 else ''} each", "axes"))
     top = y0 + 34 + _COL_HEADER
-    xs, ys, gaps = strip_items(slots, desc.slot_count, x0, top, columns * cell_w, cell_w, _GAP_W, _STRIP_ROW)
+    width = columns * cell_w
+    xs, ys, gaps = strip_items(slots, desc.slot_count, x0, top, width, cell_w, _GAP_W, _STRIP_ROW, first=-before)
     bottom = (int(ys.max()) if ys.size else top) + CELL_H + 10
     return {"slot_x": xs, "slot_y": ys}, gaps, bottom
 
 
+#: The label of a slot before a tensor placed at an offset into its buffer (no element of it).
+BEFORE_LABEL = "-"
+
 _LEGEND = {
+    "before": f"{BEFORE_LABEL} before the tensor (its offset)",
     "padding": "x padding",
     "alignment": ". alignment (rounding up to 4 bytes)",
     "shared": "×n shared by n elements",
@@ -180,6 +188,7 @@ def legend(parts: dict[str, np.ndarray], gaps: tuple, texts: list[Text], y: int)
     present = [
         name
         for name, flag in (
+            ("before", SlotKind.BEFORE in kinds),
             ("padding", SlotKind.PADDING in kinds),
             ("alignment", SlotKind.ALIGNMENT in kinds),
             ("shared", SlotKind.SHARED in kinds),

@@ -28,6 +28,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from ..memmap import SlotKind
+from .layout import BEFORE_LABEL
 from .palette import (
     ALIGNMENT_FILL,
     BACKGROUND,
@@ -161,7 +162,7 @@ class _Painter:
 
     def slot_box(self, x: int, y: int, w: int, kind: int, colour: int, fills: Sequence[str], mark: str = "") -> None:
         style = MARKS.get(mark, _PLAIN)
-        if kind == SlotKind.PADDING:
+        if kind in (SlotKind.PADDING, SlotKind.BEFORE):
             self.hatched(x, y, w, CELL_H, style)
         elif kind == SlotKind.ALIGNMENT:
             self.box(x, y, w, CELL_H, ALIGNMENT_FILL, _ALIGNMENT_DASH, style)
@@ -211,9 +212,9 @@ class _Painter:
                 self.text(x + 2, y + 9, badge, 9, faded(INK, MARKS.get(mark, _PLAIN).opacity), "start", bold=True)
 
     def legend(self, scene: Scene) -> None:
-        marks = {"padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}
+        marks = {"before": BEFORE_LABEL, "padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}
         for x, y, name in scene.legend:
-            if name == "padding":
+            if name in ("padding", "before"):
                 self.hatched(x, y, 16, 14)
             else:
                 fill = ALIGNMENT_FILL if name == "alignment" else BACKGROUND

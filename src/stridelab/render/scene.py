@@ -19,24 +19,25 @@ internal: used by the drawings (``stridelab.render_svg``, ``stridelab.draw_memor
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._desc_text import PlacedDesc
 from .._validate import at_least, shown, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
-from ..memmap import DEFAULT_LIMIT, LETTER_LABELS_UP_TO, MemoryMap, SlotKind, element_label
+from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
 from ..tensor import StridedTensor
 from . import layout
-from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
+from .labels import default_colour_dim, labels_from, slot_labels_and_colours
+from .layout import BEFORE_LABEL, BYTE_DY, MARGIN, OFFSET_DY, Text, buffer_strip, legend, text_right
 from .options import DEFAULT_MAX_CELLS, DrawOptions, LabelSource
 from .palette import CELL_H, cell_width, fills_for
-from .summary import summary_lines
-from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, format_value, shown_slots, window_slots
+from .summary import placement_line, summary_lines
+from .window import MAX_CELLS, Window, checked_max_cells, explicit_window, lead_slots, shown_slots, window_slots
 from .window import window as fitted_window
 
 __all__: list[str] = []
@@ -59,6 +60,11 @@ class Scene:
     Cells are the drawn logical elements, slots the drawn physical buffer slots; arrays of the
     same length describe them column by column. ``cell_slot`` indexes the slot arrays, so a cell
     and its slot share ``slot_labels`` and ``slot_colours`` (-1: no fill colour).
+
+    ``slot_offsets`` count from the description's element 0; ``offset`` is the buffer element
+    where that lies (a :class:`~stridelab.PlacedDesc`'s, else 0), so slot ``i`` is buffer
+    element ``offset + slot_offsets[i]``, and the slots drawn before the tensor have negative
+    ``slot_offsets`` (kind :attr:`~stridelab.memmap.SlotKind.BEFORE`).
     """
 
     desc: TensorDesc
@@ -89,6 +95,7 @@ class Scene:
     cell_marks: tuple[str, ...] = ()
     slot_marks: tuple[str, ...] = ()
     cell_badges: tuple[str, ...] = ()
+    offset: int = 0  # a Python int: with the byte offset it may pass int64
 
     @property
     def cell_count(self) -> int:
@@ -102,10 +109,11 @@ class Scene:
         return [self.slot_labels[i] for i in self.cell_slot.tolist()]
 
     def slot_texts(self) -> list[Text]:
-        """Each drawn slot's element offset above it and byte offset below it."""
+        """Each drawn slot's element offset in the buffer above it and byte offset below it."""
         size = self.desc.element_size
         out = []
-        for x, y, offset in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
+        for x, y, slot in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
+            offset = self.offset + slot
             out.append(Text(x + self.cell_w // 2, y + OFFSET_DY, str(offset), "offset"))
             out.append(Text(x + self.cell_w // 2, y + BYTE_DY, str(offset * size), "byte"))
         return out
@@ -157,7 +165,9 @@ def build_scene(
     width: int = WRAP_WIDTH,
     labels_from: LabelSource | None = None,
 ) -> Scene:
-    """Lay out the memory-map drawing of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor``.
+    """Lay out the memory-map drawing of a ``TensorDesc``, ``MemoryMap``, ``StridedTensor`` or
+    ``PlacedDesc`` (a description from an offset into its buffer on: the strip then counts the
+    buffer's offsets, and shows the slots before the tensor as unused).
 
     Parameters
     ----------
@@ -186,43 +196,53 @@ def build_scene(
 
     A description too large for a memory map is drawn all the same: its window's cells, and the
     slots they use, worked out from the strides alone.
+
+    >>> s = build_scene(TensorDesc("FLOAT32", (2, 3)).placed(5))
+    >>> s.texts[2].text
+    'starts at element 5, byte 20 of its buffer · a buffer of at least 44 bytes holds it'
+    >>> s.slot_labels, [s.offset + i for i in s.slot_offsets.tolist()]
+    (('-', '-', '-', '-', '-', 'A', 'B', 'C', 'D', 'E', 'F'), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     """
     options = DrawOptions(max_cells, columns, start, window, colour_by, limit, labels_from)
-    return scene_for(obj, options, width)
+    what, offset = placement(obj)
+    return scene_for(what, options, width, offset=offset)
 
 
-def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
-    """:func:`build_scene` with its drawing options as one record."""
+def placement(obj: Any) -> tuple[Any, int]:
+    """What ``obj`` draws and the buffer element where it starts: a ``PlacedDesc``'s description
+    and offset, anything else from element 0."""
+    return (obj.desc, obj.offset) if isinstance(obj, PlacedDesc) else (obj, 0)
+
+
+def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH, *, offset: int = 0) -> Scene:
+    """:func:`build_scene` with its drawing options as one record, and the buffer element
+    ``offset`` where ``obj`` starts (a ``PlacedDesc``'s: see :func:`placement`)."""
     max_cells, columns = checked_max_cells(options.max_cells), at_least("columns", options.columns, 1)
     limit, width = at_least("limit", options.limit, 1), at_least("width", width, 200)
+    offset = at_least("offset", offset, 0)
     if options.start is not None and options.window is not None:
         raise TypeError("give start= or window=, not both: start= is the shorthand for a window from that corner")
     desc, memory_map, too_large = resolve(obj, limit)
     source = None if options.labels_from is None else options.labels_from.checked(desc, limit)
     lines = [*summary_lines(desc, None if memory_map is None else memory_map.slot_kinds)]
+    lines += [placement_line(desc, offset)] if offset else []
     lines += [] if source is None else [source.text]
-    texts = [Text(MARGIN, MARGIN + 12 + i * _LINE, line, "detail" if i else "summary") for i, line in enumerate(lines)]
-    if options.window is None:
-        win = fitted_window(desc.sizes, max_cells, options.start)
-    else:
-        win = explicit_window(desc.sizes, options.window, max_cells)
-    _check_reach(desc, win)
+    win = _window(desc, options, max_cells)
     colour_by = options.colour_by
-    colour_dim = _colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
+    colour_dim = default_colour_dim(desc.sizes) if colour_by is None else _check_dim(colour_by, desc.dimension_count)
     notes = win.notes(desc.sizes)
     if memory_map is not None:
         drawn = _mapped_slots(memory_map, win, colour_dim, max_cells, notes)
     else:
         drawn = _worked_out_slots(obj, desc, win, colour_dim, notes, too_large)
     offsets, slots, _, _, kinds, counts, _ = drawn
-    labels, colours, fills = _labels_from(source, drawn, fills_for(desc.sizes[colour_dim]), limit)
-    y = MARGIN + 12 + len(texts) * _LINE
-    for note in notes:
-        texts.append(Text(MARGIN, y, note, "note"))
-        y += _LINE
-    top = y + 2
+    labels, colours, fills = labels_from(source, drawn, fills_for(desc.sizes[colour_dim]), limit)
+    own_slots = slots.size
+    if offset:
+        slots, kinds, counts, labels, colours = _with_slots_before(offset, max_cells, drawn, labels, colours)
+    texts, top = _header(lines, notes)
     first_logical_text = len(texts)
-    cell_w = cell_width(labels, slots, desc.element_size)
+    cell_w = cell_width(labels, [offset + last for last in slots[-1:].tolist()], desc.element_size)
     cells, logical_right, logical_bottom = layout.logical_view(desc, win, texts, MARGIN, top, columns, cell_w, width)
     captions = [t for t in texts[first_logical_text:] if t.role in ("caption", "axes", "tile-caption")]
     logical_right = max([logical_right, *(text_right(t) for t in captions)])
@@ -234,15 +254,35 @@ def scene_for(obj: Any, options: DrawOptions, width: int = WRAP_WIDTH) -> Scene:
         strip_x, strip_top = MARGIN, logical_bottom + 8
         fit = (width - 2 * MARGIN) // cell_w
     strip_columns = min(columns, max(MIN_STRIP_COLUMNS, fit))
-    strip, gaps, strip_bottom = buffer_strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w)
+    strip, gaps, strip_bottom = buffer_strip(desc, slots, texts, strip_x, strip_top, strip_columns, cell_w, offset)
     cell_slot = np.searchsorted(slots, offsets)
     parts = {**cells, **strip, "cell_slot": cell_slot, "slot_offsets": slots, "slot_colours": colours}
     parts["fills"], parts["cell_w"], parts["window"] = fills, cell_w, win
-    parts["slot_kinds"], parts["slot_counts"] = kinds, counts
+    parts["slot_kinds"], parts["slot_counts"], parts["offset"] = kinds, counts, offset
     legend_items = legend(parts, gaps, texts, max(logical_bottom, strip_bottom) + 14)
-    if options.window is None and (win.size < desc.element_count or slots.size < desc.slot_count):
+    if options.window is None and (win.size < desc.element_count or own_slots < desc.slot_count):
         _hint(texts, legend_items, max_cells)
     return _finish(desc, texts, parts, tuple(labels), gaps, tuple(notes), legend_items)
+
+
+def _window(desc: TensorDesc, options: DrawOptions, max_cells: int) -> Window:
+    """The logical coordinates drawn: ``options.window`` as given, else as much from
+    ``options.start`` as ``max_cells`` allows."""
+    if options.window is None:
+        win = fitted_window(desc.sizes, max_cells, options.start)
+    else:
+        win = explicit_window(desc.sizes, options.window, max_cells)
+    _check_reach(desc, win)
+    return win
+
+
+def _header(lines: list[str], notes: list[str]) -> tuple[list[Text], int]:
+    """The texts of the summary, its further lines and the notes, one under another; and the
+    top of the views below them."""
+    texts = [Text(MARGIN, MARGIN + 12 + i * _LINE, line, "detail" if i else "summary") for i, line in enumerate(lines)]
+    y = MARGIN + 12 + len(lines) * _LINE
+    texts += [Text(MARGIN, y + i * _LINE, note, "note") for i, note in enumerate(notes)]
+    return texts, y + len(notes) * _LINE + 2
 
 
 def _mapped_slots(memory_map: MemoryMap, win: Window, colour_dim: int, max_cells: int, notes: list[str]) -> tuple:
@@ -252,7 +292,7 @@ def _mapped_slots(memory_map: MemoryMap, win: Window, colour_dim: int, max_cells
     slots, slot_note = shown_slots(memory_map, offsets, max_cells)
     if slot_note:
         notes.append(slot_note)
-    labels, colours, firsts = _slot_labels_and_colours(memory_map, slots, colour_dim)
+    labels, colours, firsts = slot_labels_and_colours(memory_map, slots, colour_dim)
     return offsets, slots, labels, colours, memory_map.slot_kinds[slots], memory_map.slot_counts[slots], firsts
 
 
@@ -269,6 +309,21 @@ def _worked_out_slots(
     else:
         notes.append("⋯ marks slots not worked out (padding between the elements)")
     return found.offsets, found.slots, found.labels, found.colours, found.kinds, found.counts, found.firsts
+
+
+def _with_slots_before(offset: int, max_cells: int, drawn: tuple, labels: list[str], colours: np.ndarray) -> tuple:
+    """The drawn slots, kinds, counts, labels and colours, led by the slots before a tensor that
+    starts at buffer element ``offset`` (those that fit the slot budget: :func:`lead_slots`)."""
+    slots, kinds, counts = drawn[1], drawn[4], drawn[5]
+    before = lead_slots(offset, max_cells - slots.size)
+    none = np.full(before.size, -1, dtype=np.int64)
+    return (
+        np.concatenate([before, slots]),
+        np.concatenate([np.full(before.size, SlotKind.BEFORE, dtype=kinds.dtype), kinds]),
+        np.concatenate([np.zeros_like(before), counts]),
+        [BEFORE_LABEL] * before.size + list(labels),
+        np.concatenate([none, colours]),
+    )
 
 
 def _hint(texts: list[Text], legend_items: list[tuple[int, int, str]], max_cells: int) -> None:
@@ -322,59 +377,3 @@ def _check_dim(dim: int, rank: int) -> int:
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not -rank <= dim < rank:
         raise LayoutError(f"colour_by = {shown(dim)}: it must be a dimension index in 0..{rank - 1}")
     return int(dim) % rank
-
-
-def _colour_dim(sizes: tuple[int, ...]) -> int:
-    """The channel dimension (C, dimension 1) of a 4-D or 5-D tensor where it has more than one
-    index, so that NHWC's interleaving of channels shows; else the outermost drawn dimension of
-    size > 1 other than the innermost (for 6 to 8 dimensions the leading ones are fixed, so not
-    drawn); the innermost where there is none."""
-    if len(sizes) in (4, 5) and sizes[1] > 1:
-        return 1
-    first = max(0, len(sizes) - 4)
-    return next((i for i in range(first, len(sizes) - 1) if sizes[i] > 1), len(sizes) - 1)
-
-
-def _labels_from(source: LabelSource | None, drawn: tuple, fills: tuple[str, ...], limit: int) -> tuple:
-    """The drawn slots' labels and colours, and the fills: the drawing's own (``drawn``'s, and
-    ``fills``), or taken from ``source``, each slot that holds an element labelled and coloured as
-    the source element it is given is in the source's own drawing."""
-    labels, colours, firsts = drawn[2], drawn[3], drawn[6]
-    if source is None or source.desc is None:
-        return labels, colours, fills
-    m = source.desc.memory_map(limit=limit)
-    held = np.flatnonzero(firsts >= 0)
-    source_slots = m.offsets.ravel()[source.elements.ravel()[firsts[held].astype(np.int64)]]
-    source_dim = _colour_dim(source.desc.sizes)
-    source_labels, source_colours, _ = _slot_labels_and_colours(m, source_slots, source_dim)
-    labels, colours = list(labels), colours.copy()
-    for i, label in zip(held.tolist(), source_labels):
-        labels[i] = label
-    colours[held] = source_colours
-    return labels, colours, fills_for(source.desc.sizes[source_dim])
-
-
-def _slot_labels_and_colours(m: MemoryMap, slots: np.ndarray, colour_dim: int) -> tuple[list[str], np.ndarray, Any]:
-    """Labels and fill colours of the drawn ``slots``, and the row-major index of each one's first
-    element (-1 for none): as :meth:`MemoryMap.slot_labels` would label them, but computed for the
-    drawn slots only, so that a million-slot map stays fast."""
-    kinds = m.slot_kinds[slots]
-    occupied, first = np.unique(m.offsets.ravel(), return_index=True)
-    position = np.minimum(np.searchsorted(occupied, slots), occupied.size - 1)
-    has_element = (kinds == SlotKind.ELEMENT) | (kinds == SlotKind.SHARED)
-    inner = math.prod(m.desc.sizes[colour_dim + 1 :])
-    coordinate = (first[position] // inner) % m.desc.sizes[colour_dim]
-    colours = np.where(has_element, coordinate, -1).astype(np.int64)
-    labels = ["x" if k == SlotKind.PADDING else "." for k in kinds.tolist()]
-    if m.values is not None:
-        values = m.values[slots[has_element]].tolist()
-        names = [format_value(v) for v in values]
-    elif m.desc.element_count > LETTER_LABELS_UP_TO:
-        names = [str(i) for i in first[position[has_element]].tolist()]
-    else:
-        rank = np.empty(first.size, dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-        names = [element_label(r) for r in rank[position[has_element]].tolist()]
-    for i, name in zip(np.flatnonzero(has_element).tolist(), names):
-        labels[i] = name
-    return labels, colours, np.where(has_element, first[position], -1)

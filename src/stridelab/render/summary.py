@@ -144,3 +144,14 @@ def summary_lines(desc: TensorDesc, slot_kinds: np.ndarray | None) -> tuple[str,
         size += f" ({desc.required_size} required)"
     second = f"{classification(desc)} · {desc.element_count} logical elements · {slots} · buffer {size}"
     return first, second
+
+
+def placement_line(desc: TensorDesc, offset: int) -> str:
+    """Where a tensor placed at buffer element ``offset`` starts, and the buffer that holds it.
+
+    >>> placement_line(TensorDesc("FLOAT32", (2, 3)), 5)
+    'starts at element 5, byte 20 of its buffer · a buffer of at least 44 bytes holds it'
+    """
+    start = offset * desc.element_size
+    end = start + desc.buffer_size
+    return f"starts at element {offset}, byte {start} of its buffer · a buffer of at least {end} bytes holds it"

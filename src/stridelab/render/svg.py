@@ -4,6 +4,8 @@ No random ids, no addresses, integer coordinates only. Every logical cell is a `
 class="cell">`` with ``data-coords``, ``data-index`` (row-major), ``data-slot`` (its buffer element
 offset) and ``data-label``; every drawn slot a ``<g class="slot KIND">`` with ``data-slot``,
 ``data-byte``, ``data-count`` and ``data-label``; so tests, stylesheets and scripts can find them.
+Offsets are the buffer's: those of a ``PlacedDesc`` count from the start of its buffer, and the
+slots before the tensor are ``<g class="slot before">``.
 
 >>> from stridelab import TensorDesc
 >>> svg = render_svg(TensorDesc("FLOAT32", (2, 3), (0, 1)))   # broadcast: height-stride 0
@@ -23,6 +25,7 @@ from typing import Any
 
 from .._validate import known_keywords, layout_error, shown
 from ..memmap import DEFAULT_LIMIT, SlotKind
+from .layout import BEFORE_LABEL
 from .options import DEFAULT_MAX_CELLS, DrawOptions
 from .palette import (
     ALIGNMENT_FILL,
@@ -38,7 +41,7 @@ from .palette import (
     TEXT_ROLES,
     label_font_size,
 )
-from .scene import STACK_CAPTION, Scene, Text, scene_for, stack_scenes
+from .scene import STACK_CAPTION, Scene, Text, placement, scene_for, stack_scenes
 
 __all__: list[str] = []
 
@@ -48,6 +51,7 @@ KIND_NAMES = {
     SlotKind.SHARED: "shared",
     SlotKind.PADDING: "padding",
     SlotKind.ALIGNMENT: "alignment",
+    SlotKind.BEFORE: "before",
 }
 _HATCH_ID = "stridelab-hatch"
 _DEFS = (
@@ -73,9 +77,11 @@ def render_svg(
 
     Parameters
     ----------
-    obj : TensorDesc, MemoryMap or StridedTensor
+    obj : TensorDesc, MemoryMap, StridedTensor or PlacedDesc
         What to draw; a strided tensor's cells show its buffer's values, otherwise letters
-        (A, B, ... in logical order, as on DirectML's strides page).
+        (A, B, ... in logical order, as on DirectML's strides page). A ``PlacedDesc`` (a
+        description from an offset into its buffer on) is drawn at its offset: the strip shows
+        the buffer's offsets and, hatched and marked ``-``, the slots before the tensor.
     max_cells : int
         The most logical cells and the most slots drawn; larger maps are windowed, and the
         drawing says so.
@@ -100,15 +106,19 @@ def render_svg(
     >>> svg = sl.render_svg(sl.TensorDesc("FLOAT32", (2, 3), (5, 1)))   # padded rows
     >>> svg.count('class="slot padding"')
     2
+    >>> svg = sl.render_svg(sl.TensorDesc.parse_placed("FLOAT32 (2,3):(3,1) +5"))
+    >>> svg.count('class="slot before"'), 'data-slot="5" data-byte="20"' in svg   # A is element 5
+    (5, True)
     """
     scale = check_scale(scale)
-    scene = scene_for(obj, DrawOptions(max_cells, columns, start, window, colour_by, limit))
+    what, offset = placement(obj)
+    scene = scene_for(what, DrawOptions(max_cells, columns, start, window, colour_by, limit), offset=offset)
     return scene_svg(scene, scale=scale)
 
 
 def slot_fill(kind: int, colour: int, fills: Sequence[str]) -> str:
     """The fill of a slot (and of its cells) of ``kind`` with colour index ``colour``."""
-    if kind == SlotKind.PADDING:
+    if kind in (SlotKind.PADDING, SlotKind.BEFORE):
         return f"url(#{_HATCH_ID})"
     if kind == SlotKind.ALIGNMENT:
         return ALIGNMENT_FILL
@@ -175,7 +185,7 @@ def _cells(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str
         badges,
         marks,
     ):
-        offset = int(scene.slot_offsets[slot])
+        offset = scene.offset + int(scene.slot_offsets[slot])
         fill = slot_fill(int(scene.slot_kinds[slot]), int(scene.slot_colours[slot]), scene.fills)
         group, stroke = _marked(mark)
         out.append(
@@ -191,7 +201,7 @@ def _slots(scene: Scene) -> list[str]:
     size = scene.desc.element_size
     marks = scene.slot_marks or ("",) * scene.slot_count
     out = []
-    for x, y, offset, kind, count, colour, label, mark in zip(
+    for x, y, slot, kind, count, colour, label, mark in zip(
         scene.slot_x.tolist(),
         scene.slot_y.tolist(),
         scene.slot_offsets.tolist(),
@@ -202,6 +212,7 @@ def _slots(scene: Scene) -> list[str]:
         marks,
     ):
         group, stroke = _marked(mark)
+        offset = scene.offset + slot
         dash = ' stroke-dasharray="3 2"' if kind == SlotKind.ALIGNMENT and "dasharray" not in stroke else ""
         badge = (
             f'<text class="count" x="{x + scene.cell_w - 2}" y="{y + 8}" font-size="8" '
@@ -229,11 +240,11 @@ def _gaps(scene: Scene) -> list[str]:
 
 
 def _legend(scene: Scene) -> list[str]:
-    out = []
+    out, hatch = [], f"url(#{_HATCH_ID})"
     for x, y, name in scene.legend:
-        fill = {"padding": f"url(#{_HATCH_ID})", "alignment": ALIGNMENT_FILL}.get(name, BACKGROUND)
+        fill = {"padding": hatch, "before": hatch, "alignment": ALIGNMENT_FILL}.get(name, BACKGROUND)
         dash = ' stroke-dasharray="3 2"' if name in ("alignment", "gap") else ""
-        mark = {"padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}[name]
+        mark = {"before": BEFORE_LABEL, "padding": "x", "alignment": ".", "shared": "×n", "gap": "⋯"}[name]
         out.append(
             f'<g class="legend-{name}"><rect x="{x}" y="{y}" width="16" height="14" fill="{fill}" '
             f'stroke="{STROKE}"{dash}/><text x="{x + 8}" y="{y + 11}" font-size="9">{mark}</text></g>'
@@ -245,6 +256,9 @@ def _body(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]
     """Everything inside the ``<svg>`` element but the hatch pattern it refers to."""
     w, h = scene.width, scene.height
     sizes = ",".join(map(str, scene.desc.sizes))
+    slots = f'data-slots="{scene.desc.slot_count}"'
+    if scene.offset:
+        slots = f'data-slots="{scene.offset + scene.desc.slot_count}" data-offset="{scene.offset}"'
     return [
         f"<title>{escape(scene.title)}</title>",
         f'<rect class="background" width="{w}" height="{h}" fill="{BACKGROUND}"/>',
@@ -254,7 +268,7 @@ def _body(scene: Scene, badges: Sequence[str | None] | None = None) -> list[str]
         f'<g class="logical" data-sizes="{sizes}" text-anchor="middle" font-size="12" fill="{INK}">',
         *_cells(scene, badges),
         "</g>",
-        f'<g class="buffer" data-slots="{scene.desc.slot_count}" text-anchor="middle" font-size="12" fill="{INK}">',
+        f'<g class="buffer" {slots} text-anchor="middle" font-size="12" fill="{INK}">',
         *_slots(scene),
         *_gaps(scene),
         "</g>",

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..memmap import tiles_text
+from .layout import BEFORE_LABEL
 from .scene import Scene, build_scene
 
 __all__: list[str] = []
@@ -22,9 +23,9 @@ TEXT_MAX_CELLS = 32
 
 
 def render_text(obj: Any, *, max_cells: int = TEXT_MAX_CELLS, columns: int = 16) -> str:
-    """The memory map of a ``TensorDesc``, ``MemoryMap`` or ``StridedTensor`` as text: at most
-    ``max_cells`` cells and slots (larger maps are windowed, and the text says so), the buffer
-    table ``columns`` slots wide.
+    """The memory map of a ``TensorDesc``, ``MemoryMap``, ``StridedTensor`` or ``PlacedDesc`` as
+    text: at most ``max_cells`` cells and slots (larger maps are windowed, and the text says so),
+    the buffer table ``columns`` slots wide, its offsets the buffer's.
 
     >>> from stridelab import TensorDesc
     >>> print(render_text(TensorDesc("FLOAT32", (2, 3), (5, 1))))
@@ -39,6 +40,12 @@ def render_text(obj: Any, *, max_cells: int = TEXT_MAX_CELLS, columns: int = 16)
     Offset:|0|1|2|3|4|5|6|7
     ------:|-|-|-|-|-|-|-|-
      Value:|A|B|C|x|x|D|E|F
+    >>> text = render_text(TensorDesc("UINT8", (3,)).placed(2))   # 2 slots before the tensor
+    >>> print(text[text.index("buffer ("):])
+    buffer (element offsets above, values below; x = padding, - = before the tensor):
+    Offset:|0|1|2|3|4|5
+    ------:|-|-|-|-|-|-
+     Value:|-|-|A|B|C|.
     """
     return scene_text(build_scene(obj, max_cells=max_cells, columns=columns), columns)
 
@@ -46,7 +53,8 @@ def render_text(obj: Any, *, max_cells: int = TEXT_MAX_CELLS, columns: int = 16)
 def scene_text(scene: Scene, columns: int = 16) -> str:
     lines = [t.text for t in scene.texts if t.role in ("summary", "detail", "note")]
     lines += ["", "logical view:", _logical(scene), ""]
-    lines.append("buffer (element offsets above, values below; x = padding):")
+    before = f", {BEFORE_LABEL} = before the tensor" if scene.offset else ""
+    lines.append(f"buffer (element offsets above, values below; x = padding{before}):")
     lines.append(_buffer(scene, columns))
     return "\n".join(lines)
 
@@ -59,11 +67,11 @@ def _logical(scene: Scene) -> str:
 def _buffer(scene: Scene, columns: int) -> str:
     """The table over the drawn slots, ``…`` standing for each run left out, ``columns`` per block."""
     items: list[tuple[str, str]] = []
-    previous = -1
+    previous = -scene.offset - 1
     for offset, label in zip(scene.slot_offsets.tolist(), scene.slot_labels):
         if offset > previous + 1:
             items.append(("…", f"+{offset - previous - 1}"))
-        items.append((str(offset), label))
+        items.append((str(scene.offset + offset), label))
         previous = offset
     total = scene.desc.slot_count
     if previous < total - 1:

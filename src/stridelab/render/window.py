@@ -28,6 +28,9 @@ __all__: list[str] = []
 #: Runs of at most this many undrawn slots between drawn ones are drawn too (padding to see).
 _SMALL_HOLE = 8
 
+#: Slots drawn just before a placed tensor whose earlier slots do not all fit the drawing.
+_LEAD = 4
+
 #: The most cells (and slots) a drawing shows: a drawing's time and size grow with its cells, and
 #: this many already take about half a second and 10 MB of SVG (benchmarks/RESULTS.md), so a
 #: larger ``max_cells`` is refused rather than left to run for minutes.
@@ -207,20 +210,20 @@ def shown_slots(m: MemoryMap, cell_offsets: np.ndarray, max_slots: int) -> tuple
 
 
 def strip_items(
-    slots: np.ndarray, total: int, x0: int, y0: int, width: int, slot_w: int, gap_w: int, row_h: int
+    slots: np.ndarray, total: int, x0: int, y0: int, width: int, slot_w: int, gap_w: int, row_h: int, first: int = 0
 ) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int, int], ...]]:
-    """Positions of ``slots`` in a strip wrapped at ``width`` pixels, with a narrow marker for each
-    run of undrawn slots (before the first, between two, after the last). Returns slot x and y
-    arrays and the markers as ``(x, y, slots skipped)``."""
-    if slots.size == total:  # everything drawn: a plain grid
+    """Positions of ``slots`` (offsets from ``first`` up to ``total``) in a strip wrapped at
+    ``width`` pixels, with a narrow marker for each run of undrawn slots (before the first, between
+    two, after the last). Returns slot x and y arrays and the markers as ``(x, y, slots skipped)``."""
+    if slots.size == total - first:  # everything drawn: a plain grid
         per_row = max(1, width // slot_w)
-        index = np.arange(total, dtype=np.int64)
+        index = np.arange(slots.size, dtype=np.int64)
         return x0 + (index % per_row) * slot_w, y0 + (index // per_row) * row_h, ()
     xs = np.empty(slots.size, dtype=np.int64)
     ys = np.empty(slots.size, dtype=np.int64)
     gaps = []
     x, y = x0, y0
-    previous = -1
+    previous = first - 1
     for i, offset in enumerate(slots.tolist()):
         if offset > previous + 1:
             if x + gap_w > x0 + width:
@@ -237,6 +240,18 @@ def strip_items(
             x, y = x0, y + row_h
         gaps.append((x, y, total - 1 - previous))
     return xs, ys, tuple(gaps)
+
+
+def lead_slots(offset: int, room: int) -> np.ndarray:
+    """The slots before a tensor that starts at buffer element ``offset`` which its drawing shows,
+    counted from the tensor's element 0 (``-offset`` to -1): all of them where they fit in ``room``
+    more slots or are only a few, else the last few (a marker stands for the rest).
+
+    >>> lead_slots(5, 58).tolist(), lead_slots(2**40, 58).tolist()
+    ([-5, -4, -3, -2, -1], [-4, -3, -2, -1])
+    """
+    drawn = offset if offset <= max(room, _LEAD) else _LEAD
+    return np.arange(-drawn, 0, dtype=np.int64)
 
 
 def format_value(value: object) -> str:
