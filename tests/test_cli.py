@@ -154,8 +154,9 @@ def test_stridelab_lab_serves_the_copied_tutorials_on_localhost(tmp_path):
 def test_show_reads_what_people_paste_and_says_what_it_assumed(capsys):
     assert cli.main(["show", "[2,3]:[4,1] +5"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    # the example is the line as given, with a data type
     assert lines[:4] == [
-        "data type: FLOAT32 assumed, since none is given (name one first, e.g. 'FLOAT16 (2,3):(4,1)')",
+        "data type: FLOAT32 assumed, since none is given (name one first, e.g. 'FLOAT16 (2,3):(4,1) +5')",
         "FLOAT32 · sizes [2, 3] · strides [4, 1] · layout HW",
         "padded · 6 logical elements · 7 physical slots (1 padding) · buffer 28 bytes",
         # 5 elements of 4 bytes before element (0, 0); then the tensor's 28 bytes

@@ -122,3 +122,13 @@ def test_a_bad_environment_variable_names_itself_its_value_and_the_rule(monkeypa
 def test_a_blank_environment_variable_is_no_setting(monkeypatch):
     monkeypatch.setenv("STRIDELAB_SCALE", "  ")
     assert sl.settings().scale == 1.0
+
+
+def test_a_layout_checks_picture_follows_the_setting_too():
+    report = sl.check_layouts(lambda x: x.copy(), np.zeros((2, 3), np.float32))
+    _, metadata = report._repr_mimebundle_()
+    width, height = metadata["image/png"]["width"], metadata["image/png"]["height"]
+    with sl.settings(scale=2):
+        data2, metadata2 = report._repr_mimebundle_()
+    assert metadata2["image/png"] == {"width": 2 * width, "height": 2 * height}
+    assert svg_size(data2["image/svg+xml"]) == (str(2 * width), str(2 * height))

@@ -195,14 +195,16 @@ def _explain(args: argparse.Namespace, options: list[str]) -> int:
     except LayoutError as error:
         raise CommandError(str(error)) from error
     if not typed:
-        print(_assumed(placed.desc))
+        print(_assumed(placed))
     print(explain(placed))
     return 0
 
 
-def _assumed(desc: Any) -> str:
-    """The line saying that a description given without a data type is FLOAT32."""
-    return f"data type: {desc.data_type} assumed, since none is given (name one first, e.g. 'FLOAT16 {desc.to_cute()}')"
+def _assumed(placed: Any) -> str:
+    """The line saying that a description given without a data type is FLOAT32, with the line
+    that names one (FLOAT16 for the example)."""
+    example = str(placed.desc.replace(data_type="FLOAT16").placed(placed.offset))
+    return f"data type: {placed.desc.data_type} assumed, since none is given (name one first, e.g. '{example}')"
 
 
 def _is_model(argument: str) -> bool:
@@ -218,7 +220,7 @@ def _shown(what: str, max_model_bytes: int) -> tuple[list[tuple[str, Any, Any]],
         from .desc import TensorDesc
 
         placed, typed = read_placed(TensorDesc, what)
-        return [("", placed, None)], [] if typed else [_assumed(placed.desc)]
+        return [("", placed, None)], [] if typed else [_assumed(placed)]
     from .dxdispatch.loading import read_dispatchables
     from .dxdispatch.pictures import panels
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from html import escape
 
 from .layout import Text
+from .options import session_scale
 from .palette import BACKGROUND, INK, STROKE, label_font_size
 from .picture import PICTURE_BYTES, Bundle
 from .svg import _DEFS, _HATCH_ID, _open, _texts
@@ -156,9 +157,11 @@ def _painted(drawing: BoxDrawing, scale: int):  # -> PIL.Image.Image, imported o
 
 def boxes_bundle(drawing: BoxDrawing, text: str) -> Bundle:
     """The mime bundle and metadata of ``drawing`` as :func:`~stridelab.render.picture.picture_bundle`
-    makes them for memory maps: ``text`` as the plain-text form, the SVG, and the PNG (shown at
-    the drawing's size) where Pillow is installed, within the same stored size."""
-    data = {"text/plain": text, "image/svg+xml": boxes_svg(drawing)}
+    makes them for memory maps: ``text`` as the plain-text form, the SVG, and the PNG where Pillow
+    is installed, within the same stored size; both shown at the session's scale (see
+    :func:`stridelab.settings`)."""
+    scale = session_scale(None)
+    data = {"text/plain": text, "image/svg+xml": boxes_svg(drawing, scale)}
     try:
         png = boxes_png(drawing, max_bytes=(PICTURE_BYTES - len(data["image/svg+xml"])) * 3 // 4)
     except ImportError as error:
@@ -166,4 +169,4 @@ def boxes_bundle(drawing: BoxDrawing, text: str) -> Bundle:
             raise
         return data, {}
     data["image/png"] = base64.b64encode(png).decode("ascii")
-    return data, {"image/png": {"width": drawing.width, "height": drawing.height}}
+    return data, {"image/png": {"width": round(drawing.width * scale), "height": round(drawing.height * scale)}}

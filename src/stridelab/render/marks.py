@@ -117,9 +117,9 @@ def shared_colours(scenes: Sequence[Scene], keys: Sequence[Sequence[Key] | None]
     >>> shared_colours([rows, column], [[2, -1, 1, -1, 0, -1], None])[1].slot_colours.tolist()
     [2, 1, 0]
     """
-    first = scenes[0]
     if len(scenes) < 2:
         return list(scenes)
+    first = scenes[0]
     source: dict[int, int] = {}
     first_keys = first.cell_index.tolist() if keys[0] is None else keys[0]
     for key, slot in zip(first_keys, first.cell_slot.tolist()):
