@@ -279,3 +279,25 @@ def test_coalesced_never_merges_past_a_uint():
     assert TensorDesc("UINT8", (2**31, 2)).coalesced().sizes == (2**31, 2)
     assert TensorDesc("UINT8", (3, 2**30, 2)).coalesced().sizes == (3, 2**31)  # 2**31 fits; 3 * 2**31 not
     assert TensorDesc("UINT8", (1, 1)).coalesced() == TensorDesc("UINT8", (1,))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("torch. (2,3):(3,1)", "cannot read the data type 'torch.' of 'torch. (2,3):(3,1)'"),
+        ("np.float16x (2,3):(3,1)", None),  # an unknown name: refused by the data type's reader
+        ("FLOAT32: (2,3):(3,1)", "cannot read the data type 'FLOAT32:'"),
+        (
+            "np.float16 np.float16 (2,3):(3,1)",
+            "after the data type np.float16 comes the layout '(sizes):(strides)', not 'np.float16'",
+        ),
+        ("FLOAT32 FLOAT32", "not 'FLOAT32'"),
+    ],
+)
+def test_a_data_type_name_garbled_or_doubled_is_named_as_written(text, message):
+    with pytest.raises(LayoutError) as error:
+        TensorDesc.parse(text)
+    if message is not None:
+        assert message in str(error.value)
+    else:
+        assert "np.float16x" in str(error.value)

@@ -85,12 +85,30 @@ def parse_notation(text: str) -> Notation:
         data_type, rest = None, text
     elif head is not None and text[head.end() :].strip():
         data_type, rest = head[1], text[head.end() :]
+        _check_after_type(text, data_type, rest)
     else:
         raise LayoutError(f"cannot read {_quote(text)} as a tensor description; {_EXPECTED}")
     end = _layout_end(rest)
     extras = _extras(rest[end:], text) if rest[end:].strip() else {}
     sizes, strides = parse_cute(rest[:end].strip(), nested=False)
     return Notation(data_type, sizes, strides, extras.get("bytes"), extras.get("offset", 0))
+
+
+def _check_after_type(text: str, data_type: str, rest: str) -> None:
+    """Refuse a data type name with more glued to it (``torch.``) or a word after it where the
+    layout goes (``FLOAT32 FLOAT32``), naming what was written."""
+    if not rest[0].isspace() and rest[0] not in _CLOSING:
+        word = re.match(r"[^ \t\r\n(\[]*", text.lstrip())[0]  # type: ignore[index]  # matches "" at least
+        raise LayoutError(
+            f"cannot read the data type {shown(word, width=30)} of {_quote(text)}: a data type is a name such as "
+            "FLOAT16, float16, np.float16 or torch.float16, then a space and the layout"
+        )
+    word = re.match(r"[A-Za-z_.][A-Za-z0-9_.]*", rest.lstrip())
+    if word is not None:
+        raise LayoutError(
+            f"cannot read {_quote(text)}: after the data type {data_type} comes the layout '(sizes):(strides)', "
+            f"not {shown(word[0], width=30)}"
+        )
 
 
 def _layout_end(rest: str) -> int:
