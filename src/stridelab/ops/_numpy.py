@@ -20,9 +20,11 @@ adds the elements of each line in the same order, so all give the same bits.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import numpy as np
 
+from . import _threads
 from ._primitives import CanonicalPair, ScanOperator
 
 __all__ = [
@@ -48,6 +50,7 @@ BLOCK_POSITIONS = 8
 BLOCK_BYTES = 1 << 19
 
 Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
+Step = Callable[[np.ndarray, np.ndarray], None]
 
 
 def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Runner:
@@ -58,14 +61,33 @@ def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Runner:
     src_bytes = tuple(s * itemsize for s in pair.src_strides)
     dst_bytes = tuple(d * itemsize for d in pair.dst_strides)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
+    nbytes = _size(shape) * itemsize
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
-        np.copyto(
-            np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes),
-            np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes),
-        )
+        y = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
+        x = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
+        if nbytes < 2 * _threads.MIN_BYTES:
+            np.copyto(y, x)
+        else:
+            _in_parallel(_copy, x, y, nbytes, None)
 
     return run
+
+
+def _copy(x: np.ndarray, y: np.ndarray) -> None:
+    np.copyto(y, x)
+
+
+def _in_parallel(step: Step, x: np.ndarray, y: np.ndarray, nbytes: int, keep: int | None) -> None:
+    """``step(x, y)`` as tiles of both cut along a dimension other than ``keep``, on up to one
+    thread per :data:`~._threads.MIN_BYTES` of ``nbytes``. Each tile holds whole lines along
+    ``keep``, so every element gets the same operations in the same order as in one call."""
+    workers = min(_threads.thread_count(), nbytes // _threads.MIN_BYTES)
+    parts = _threads.tiles(x.shape, workers, keep)
+    if len(parts) < 2:
+        step(x, y)
+    else:
+        _threads.run([partial(step, x[p], y[p]) for p in parts], workers)
 
 
 def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator: ScanOperator) -> Runner:
@@ -90,31 +112,38 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
     identity = operator.identity if exclusive else None
     step = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
-    floats = total.kind == "f"
+    if total.kind == "f":  # IEEE overflow, on every thread (NumPy's error state is per thread)
+        step = partial(_ignoring_overflow, step)
+    nbytes = _size(shape) * itemsize
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
         x: np.ndarray = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
         y: np.ndarray = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
-        if floats:
-            with np.errstate(over="ignore", invalid="ignore"):
-                step(x, y)
-        else:  # integer tallies wrap silently
+        if nbytes < 2 * _threads.MIN_BYTES:
             step(x, y)
+        else:
+            _in_parallel(step, x, y, nbytes, axis)
 
     return run
 
 
-Step = Callable[[np.ndarray, np.ndarray], None]
+def _ignoring_overflow(step: Step, x: np.ndarray, y: np.ndarray) -> None:
+    with np.errstate(over="ignore", invalid="ignore"):
+        step(x, y)
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for n in shape:
+        size *= n
+    return size
 
 
 def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
     """Pick the strategy from the layout (see the module docstring), with every choice that depends
     only on the layout made here; dimensions are in the input's memory order."""
     innermost = _innermost(shape, src_bytes, axis)
-    size = 1
-    for n in shape:
-        size *= n
-    if size // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
+    if _size(shape) // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
         return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc)
 
     # planes written across the output's innermost axis would scatter every element: they go out
