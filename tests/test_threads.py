@@ -33,9 +33,10 @@ COUNTS = (2, 3, 4)
 
 @pytest.fixture
 def tasks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Every call splits from 4 bytes a thread (the knob the module documents); yields the number
-    of tasks of each parallel run, as they happen."""
+    """Every call splits from 4 bytes a thread, the plane loop too (the knobs the modules
+    document); yields the number of tasks of each parallel run, as they happen."""
     monkeypatch.setattr(_threads, "MIN_BYTES", 4)
+    monkeypatch.setattr(_numpy, "MIN_PLANE_BYTES", 4)
     monkeypatch.delenv(_threads.ENVIRONMENT, raising=False)
     seen: list[int] = []
     real = _threads.run
@@ -145,7 +146,7 @@ def test_every_scan_layout_is_split_and_matches_numpy(tasks, strategy, dtype, ax
             tasks.clear()
             with sl.threads(3):
                 got = getattr(sl, name)(x, axis, direction="decreasing", exclusive=exclusive)
-            assert tasks == [3]
+            assert len(tasks) == 1 and tasks[0] >= 3
             assert same_bits(got, expected)
 
 
@@ -157,7 +158,7 @@ def test_copies_are_split_and_match_numpy(tasks, dtype):
     with sl.threads(4):
         sl.element_wise_identity(x, out)
         sliced = sl.slice1(x, [0, 0, 1], [8, 3, 4], [-2, 1, 3])
-    assert tasks == [4, 4]
+    assert len(tasks) == 2 and min(tasks) >= 4
     assert same_bits(out.to_array(), np.ascontiguousarray(x))
     assert same_bits(sliced, np.ascontiguousarray(x[7::-2, :, 1:5:3]))
 
@@ -177,7 +178,7 @@ def test_overflow_on_another_thread_is_silent(tasks):
     with warnings.catch_warnings(), sl.threads(2):
         warnings.simplefilter("error")
         got = sl.cumulative_product(x, 1)
-    assert tasks == [2]
+    assert len(tasks) == 1 and tasks[0] >= 2
     assert np.isinf(got[:, 10:]).all() and got[0, 1] == 1e8
 
 
@@ -358,7 +359,7 @@ def test_a_thread_that_cannot_start_leaves_one(tasks, monkeypatch):
     with sl.threads(4):
         got = sl.element_wise_identity(x, sl.StridedTensor.empty(sl.TensorDesc("FLOAT32", (4, 6), (1, 4))))
         assert _threads.thread_count() == 1
-    assert tasks == [4]
+    assert len(tasks) == 1 and tasks[0] >= 4
     assert callers == {threading.get_ident()}
     assert got.to_array().tolist() == x.tolist()
 

@@ -30,9 +30,11 @@ from ._primitives import CanonicalPair, ScanOperator
 __all__ = [
     "BLOCK_BYTES",
     "BLOCK_POSITIONS",
+    "MIN_PLANE_BYTES",
     "PIECE_BYTES",
     "SHORT_AXIS",
     "SMALL_PLANE",
+    "TILES_PER_THREAD",
     "prepare_copy",
     "prepare_scan",
 ]
@@ -48,6 +50,10 @@ PIECE_BYTES = 1 << 18
 #: most BLOCK_BYTES.
 BLOCK_POSITIONS = 8
 BLOCK_BYTES = 1 << 19
+#: Large calls run on several threads (:mod:`._threads`) in tiles of at least ``_threads.MIN_BYTES``,
+#: this many a thread; the plane loop only where each tile's planes hold this many bytes.
+TILES_PER_THREAD = 4
+MIN_PLANE_BYTES = 1 << 16
 
 Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
 Step = Callable[[np.ndarray, np.ndarray], None]
@@ -78,12 +84,20 @@ def _copy(x: np.ndarray, y: np.ndarray) -> None:
     np.copyto(y, x)
 
 
-def _in_parallel(step: Step, x: np.ndarray, y: np.ndarray, nbytes: int, keep: int | None) -> None:
-    """``step(x, y)`` as tiles of both cut along a dimension other than ``keep``, on up to one
-    thread per :data:`~._threads.MIN_BYTES` of ``nbytes``. Each tile holds whole lines along
-    ``keep``, so every element gets the same operations in the same order as in one call."""
-    workers = min(_threads.thread_count(), nbytes // _threads.MIN_BYTES)
-    parts = _threads.tiles(x.shape, workers, keep)
+def _in_parallel(
+    step: Step, x: np.ndarray, y: np.ndarray, nbytes: int, keep: int | None, plane: int | None = None
+) -> None:
+    """``step(x, y)`` as tiles of both cut along a dimension other than ``keep``, each tile at least
+    :data:`~._threads.MIN_BYTES` of the ``nbytes`` written, :data:`TILES_PER_THREAD` tiles a thread
+    (so that threads that finish early take more). ``plane``: the bytes of each NumPy operation of a
+    step that loops in Python (the plane loop), of which a tile keeps at least :data:`MIN_PLANE_BYTES`.
+    Each tile holds whole lines along ``keep``, so every element gets the same operations in the
+    same order as in one call."""
+    most = nbytes // _threads.MIN_BYTES
+    if plane is not None:
+        most = min(most, plane // MIN_PLANE_BYTES)
+    workers = min(_threads.thread_count(), most)
+    parts = _threads.tiles(x.shape, min(most, workers * TILES_PER_THREAD), keep) if workers > 1 else [()]
     if len(parts) < 2:
         step(x, y)
     else:
@@ -110,7 +124,7 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
     axis = order.index(pair.axis)
     total = np.dtype(np.float32) if dtype == np.float16 else dtype
     identity = operator.identity if exclusive else None
-    step = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
+    step, plane = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
     if total.kind == "f":  # IEEE overflow, on every thread (NumPy's error state is per thread)
         step = partial(_ignoring_overflow, step)
@@ -122,7 +136,7 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
         if nbytes < 2 * _threads.MIN_BYTES:
             step(x, y)
         else:
-            _in_parallel(step, x, y, nbytes, axis)
+            _in_parallel(step, x, y, nbytes, axis, plane)
 
     return run
 
@@ -139,12 +153,15 @@ def _size(shape: tuple[int, ...]) -> int:
     return size
 
 
-def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
+def _strategy(
+    shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc
+) -> tuple[Step, int | None]:
     """Pick the strategy from the layout (see the module docstring), with every choice that depends
-    only on the layout made here; dimensions are in the input's memory order."""
+    only on the layout made here; dimensions are in the input's memory order. Also the bytes of a
+    plane where the step is the plane loop."""
     innermost = _innermost(shape, src_bytes, axis)
     if _size(shape) // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
-        return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc)
+        return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc), None
 
     # planes written across the output's innermost axis would scatter every element: they go out
     # in blocks instead
@@ -153,7 +170,7 @@ def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np
     def planes(x: np.ndarray, y: np.ndarray) -> None:
         _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc, blocks)
 
-    return planes
+    return planes, _size(shape) // shape[axis] * dtype.itemsize
 
 
 def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
