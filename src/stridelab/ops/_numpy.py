@@ -15,6 +15,10 @@ per-line overhead of ``np.cumsum`` dominates, and is avoided where planes hold f
 :data:`SMALL_PLANE` elements, where the per-plane overhead of Python would. Large planes are split
 into pieces of at most :data:`PIECE_BYTES` so that the accumulator stays in cache. Every strategy
 adds the elements of each line in the same order, so all give the same bits.
+
+Large calls run on several threads (:mod:`._threads`): the views are cut into tiles along a
+dimension other than the scan axis, each tile scanned or copied by the strategy above, so every
+line is still added in one place in the same order and the bits do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -126,17 +130,21 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
     identity = operator.identity if exclusive else None
     step, plane = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
-    if total.kind == "f":  # IEEE overflow, on every thread (NumPy's error state is per thread)
-        step = partial(_ignoring_overflow, step)
+    floats = total.kind == "f"
+    # on every thread of a large call: NumPy's error state is per thread
+    tile = partial(_ignoring_overflow, step) if floats else step
     nbytes = _size(shape) * itemsize
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
         x: np.ndarray = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
         y: np.ndarray = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
-        if nbytes < 2 * _threads.MIN_BYTES:
+        if nbytes >= 2 * _threads.MIN_BYTES:
+            _in_parallel(tile, x, y, nbytes, axis, plane)
+        elif floats:
+            with np.errstate(over="ignore", invalid="ignore"):
+                step(x, y)
+        else:  # integer tallies wrap silently
             step(x, y)
-        else:
-            _in_parallel(step, x, y, nbytes, axis, plane)
 
     return run
 
