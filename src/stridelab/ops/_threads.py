@@ -44,9 +44,10 @@ ENVIRONMENT = "STRIDELAB_NUM_THREADS"
 #: The most threads a count may ask for.
 MAX_THREADS = 1024
 #: The least work, in bytes written, that a call gives each thread; below twice this a call runs on
-#: the calling thread alone. Measured on two cores (see benchmarks/RESULTS.md): two threads break
-#: even with one from about 256 KiB each.
-MIN_BYTES = 1 << 19
+#: the calling thread alone. On two cores, handing work to a second thread costs 60 to 90 us; two
+#: threads win from 1 MiB calls on (a transposing copy, a scan along the innermost axis) and from
+#: 2 MiB on for a packed copy, which is the fastest per byte (see benchmarks/RESULTS.md).
+MIN_BYTES = 1 << 20
 
 _override: ContextVar[int | None] = ContextVar("stridelab_threads", default=None)
 _environment: tuple[str, int] | None = None  # the last value read and what it means
