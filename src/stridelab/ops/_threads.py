@@ -62,7 +62,11 @@ class threads:
     """Run the NumPy backend's calls inside a ``with`` block on at most ``n`` threads (``n = 1``:
     the calling thread alone), in this thread and context only; results are bit-identical for
     every ``n``. ``n=None`` keeps the default. ``count``: the most threads a call in the block
-    takes. Calls too small to gain from threads stay on one whatever ``n`` is.
+    takes. Calls too small to gain from threads stay on one whatever ``n`` is. Outside any block,
+    the ``STRIDELAB_NUM_THREADS`` environment variable (a whole number from 1 to 1024) sets the
+    count, else the CPUs this process may use (its affinity, capped by its cgroup's CPU quota).
+    The count is a context manager rather than an operator keyword so that one block covers every
+    operator and a whole DxDispatch run.
 
     >>> import numpy as np
     >>> import stridelab as sl
