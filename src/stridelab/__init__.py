@@ -27,6 +27,7 @@ _LAZY = {
     "cumulative_product": ".ops",
     "slice1": ".ops",
     "element_wise_identity": ".ops",
+    "threads": ".ops._threads",
     "explain": "._explain",
     "check_layouts": "._sanitizer",
     "LayoutCheck": "._sanitizer",
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-
     from ._explain import explain as explain
     from ._sanitizer import LayoutCheck as LayoutCheck
     from ._sanitizer import check_layouts as check_layouts
+    from .ops._threads import threads as threads
     from .ops.cumulative_product import cumulative_product as cumulative_product
     from .ops.cumulative_summation import cumulative_summation as cumulative_summation
     from .ops.element_wise_identity import element_wise_identity as element_wise_identity

@@ -15,22 +15,30 @@ per-line overhead of ``np.cumsum`` dominates, and is avoided where planes hold f
 :data:`SMALL_PLANE` elements, where the per-plane overhead of Python would. Large planes are split
 into pieces of at most :data:`PIECE_BYTES` so that the accumulator stays in cache. Every strategy
 adds the elements of each line in the same order, so all give the same bits.
+
+Large calls run on several threads (:mod:`._threads`): the views are cut into tiles along a
+dimension other than the scan axis, each tile scanned or copied by the strategy above, so every
+line is still added in one place in the same order and the bits do not depend on the thread count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import numpy as np
 
+from . import _threads
 from ._primitives import CanonicalPair, ScanOperator
 
 __all__ = [
     "BLOCK_BYTES",
     "BLOCK_POSITIONS",
+    "MIN_PLANE_BYTES",
     "PIECE_BYTES",
     "SHORT_AXIS",
     "SMALL_PLANE",
+    "TILES_PER_THREAD",
     "prepare_copy",
     "prepare_scan",
 ]
@@ -46,8 +54,13 @@ PIECE_BYTES = 1 << 18
 #: most BLOCK_BYTES.
 BLOCK_POSITIONS = 8
 BLOCK_BYTES = 1 << 19
+#: Large calls run on several threads (:mod:`._threads`) in tiles of at least ``_threads.MIN_BYTES``,
+#: this many a thread; the plane loop only where each tile's planes hold this many bytes.
+TILES_PER_THREAD = 4
+MIN_PLANE_BYTES = 1 << 16
 
 Runner = Callable[[np.ndarray, int, np.ndarray, int], None]
+Step = Callable[[np.ndarray, np.ndarray], None]
 
 
 def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Runner:
@@ -58,14 +71,41 @@ def prepare_copy(dtype: np.dtype, pair: CanonicalPair) -> Runner:
     src_bytes = tuple(s * itemsize for s in pair.src_strides)
     dst_bytes = tuple(d * itemsize for d in pair.dst_strides)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
+    nbytes = _size(shape) * itemsize
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
-        np.copyto(
-            np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes),
-            np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes),
-        )
+        y = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
+        x = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
+        if nbytes < 2 * _threads.MIN_BYTES:
+            np.copyto(y, x)
+        else:
+            _in_parallel(_copy, x, y, nbytes, None)
 
     return run
+
+
+def _copy(x: np.ndarray, y: np.ndarray) -> None:
+    np.copyto(y, x)
+
+
+def _in_parallel(
+    step: Step, x: np.ndarray, y: np.ndarray, nbytes: int, keep: int | None, plane: int | None = None
+) -> None:
+    """``step(x, y)`` as tiles of both cut along a dimension other than ``keep``, each tile at least
+    :data:`~._threads.MIN_BYTES` of the ``nbytes`` written, :data:`TILES_PER_THREAD` tiles a thread
+    (so that threads that finish early take more). ``plane``: the bytes of each NumPy operation of a
+    step that loops in Python (the plane loop), of which a tile keeps at least :data:`MIN_PLANE_BYTES`.
+    Each tile holds whole lines along ``keep``, so every element gets the same operations in the
+    same order as in one call."""
+    most = nbytes // _threads.MIN_BYTES
+    if plane is not None:
+        most = min(most, plane // MIN_PLANE_BYTES)
+    workers = min(_threads.thread_count(), most)
+    parts = _threads.tiles(x.shape, min(most, workers * TILES_PER_THREAD), keep) if workers > 1 else [()]
+    if len(parts) < 2:
+        step(x, y)
+    else:
+        _threads.run([partial(step, x[p], y[p]) for p in parts], workers)
 
 
 def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator: ScanOperator) -> Runner:
@@ -88,14 +128,19 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
     axis = order.index(pair.axis)
     total = np.dtype(np.float32) if dtype == np.float16 else dtype
     identity = operator.identity if exclusive else None
-    step = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
+    step, plane = _strategy(shape, src_bytes, dst_bytes, axis, dtype, total, identity, operator.ufunc)
     src_shift, dst_shift = pair.src_shift, pair.dst_shift
     floats = total.kind == "f"
+    # on every thread of a large call: NumPy's error state is per thread
+    tile = partial(_ignoring_overflow, step) if floats else step
+    nbytes = _size(shape) * itemsize
 
     def run(src: np.ndarray, src_offset: int, dst: np.ndarray, dst_offset: int) -> None:
         x: np.ndarray = np.ndarray(shape, dtype, src, (src_offset + src_shift) * itemsize, src_bytes)
         y: np.ndarray = np.ndarray(shape, dtype, dst, (dst_offset + dst_shift) * itemsize, dst_bytes)
-        if floats:
+        if nbytes >= 2 * _threads.MIN_BYTES:
+            _in_parallel(tile, x, y, nbytes, axis, plane)
+        elif floats:
             with np.errstate(over="ignore", invalid="ignore"):
                 step(x, y)
         else:  # integer tallies wrap silently
@@ -104,18 +149,27 @@ def prepare_scan(dtype: np.dtype, pair: CanonicalPair, exclusive: bool, operator
     return run
 
 
-Step = Callable[[np.ndarray, np.ndarray], None]
+def _ignoring_overflow(step: Step, x: np.ndarray, y: np.ndarray) -> None:
+    with np.errstate(over="ignore", invalid="ignore"):
+        step(x, y)
 
 
-def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
-    """Pick the strategy from the layout (see the module docstring), with every choice that depends
-    only on the layout made here; dimensions are in the input's memory order."""
-    innermost = _innermost(shape, src_bytes, axis)
+def _size(shape: tuple[int, ...]) -> int:
     size = 1
     for n in shape:
         size *= n
-    if size // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
-        return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc)
+    return size
+
+
+def _strategy(
+    shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc
+) -> tuple[Step, int | None]:
+    """Pick the strategy from the layout (see the module docstring), with every choice that depends
+    only on the layout made here; dimensions are in the input's memory order. Also the bytes of a
+    plane where the step is the plane loop."""
+    innermost = _innermost(shape, src_bytes, axis)
+    if _size(shape) // shape[axis] < SMALL_PLANE or (innermost and shape[axis] > SHORT_AXIS):
+        return _accumulate(shape, dst_bytes, axis, dtype, total, identity, ufunc), None
 
     # planes written across the output's innermost axis would scatter every element: they go out
     # in blocks instead
@@ -124,7 +178,7 @@ def _strategy(shape, src_bytes, dst_bytes, axis: int, dtype: np.dtype, total: np
     def planes(x: np.ndarray, y: np.ndarray) -> None:
         _scan_planes(np.moveaxis(x, axis, 0), np.moveaxis(y, axis, 0), identity, total, ufunc, blocks)
 
-    return planes
+    return planes, _size(shape) // shape[axis] * dtype.itemsize
 
 
 def _accumulate(shape, dst_bytes, axis: int, dtype: np.dtype, total: np.dtype, identity, ufunc) -> Step:
