@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import tracemalloc
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -285,6 +286,18 @@ def test_a_bad_environment_variable_is_refused_when_read(machine, monkeypatch, t
     refused(_threads.thread_count, "STRIDELAB_NUM_THREADS", repr(text), "a whole number from 1 to 1024")
     x = np.zeros(_threads.MIN_BYTES, np.float32)  # large enough to ask for threads
     refused(lambda: sl.cumulative_summation(x, 0), "STRIDELAB_NUM_THREADS", repr(text))
+
+
+def test_a_bad_environment_variable_is_refused_before_the_result_is_allocated(machine, monkeypatch):
+    monkeypatch.setenv("STRIDELAB_NUM_THREADS", "many")
+    x = np.zeros(_threads.MIN_BYTES, np.float32)  # 4 MiB: a result of as many bytes
+    tracemalloc.start()
+    try:
+        refused(lambda: sl.cumulative_summation(x, 0), "STRIDELAB_NUM_THREADS", "'many'")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < x.nbytes // 4
 
 
 def test_threads_blocks_nest_and_restore(machine, monkeypatch):

@@ -41,6 +41,7 @@ from ..desc import TensorDesc
 from ..dtypes import DataType
 from ..errors import LayoutError
 from ..tensor import StridedTensor
+from . import _threads
 from ._operands import NAMES, Names, address, check_data_type, check_writeable, device_of, read_input
 from ._primitives import CanonicalPair, ScanOperator, canonical_pair
 
@@ -214,6 +215,8 @@ def _allocator(
     def allocate() -> tuple[Any, Any]:
         if nbytes >= CHECKED_FROM_BYTES:
             check_allocation(nbytes, xp, what)
+        if xp is np and nbytes >= 2 * _threads.MIN_BYTES:
+            _threads.thread_count()  # a call split over threads: a bad STRIDELAB_NUM_THREADS is refused first
         if current is not None and use is not None and current() != device:
             with use(device):
                 return allocate_here()
