@@ -24,14 +24,13 @@ from gpu import SHAPE, check_equal, check_scan, copy_bandwidth, device_ms, nhwc,
 _AY_WIDE = ((8, True, 32, 0), (4, True, 64, 0))  # float16 ay tiles for axes of 128 and more
 _AY_SCALAR = (2, False, 32, 0)
 _F32_AY_SCALAR = (1, False, 32, 0)
-_OUTER_F32 = ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0))  # SCAN_OUTER_TILES[4] as tuned
-_OUTER_F16 = ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0))  # SCAN_OUTER_TILES[2] as tuned
 
 
 def _outer(esize: int, many: tuple) -> dict:
-    """SCAN_OUTER_TILES with another tile for many blocks (the tiles across the axis)."""
-    few_scalar = (_OUTER_F32 if esize == 4 else _OUTER_F16)[1:]
-    return {"SCAN_OUTER_TILES": {esize: (many, *few_scalar)}}
+    """SCAN_OUTER_TILES with one tile for many blocks (the tiles across the axis)."""
+    from stridelab.ops.cupy.tuning import SCAN_OUTER_TILES
+
+    return {"SCAN_OUTER_TILES": {esize: ((many,), *SCAN_OUTER_TILES[esize][1:])}}
 
 
 #: Row groups (keys of ROWS) a variant changes; the defaults time every row.
