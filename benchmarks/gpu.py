@@ -13,7 +13,10 @@ Each row is one operator call through the public API on a CuPy tensor, timed two
 - ``call us``: CUDA events around one call on an idle GPU (synchronised before each), the median
   of ``--reps`` (at least 60): what a user sees for one call, the host's cost (front end,
   planning, allocation, launch) included. ``end-to-end of copy`` divides the same for one
-  ``cupy.copyto`` call moving the row's bytes by it, the two timed alternately.
+  ``cupy.copyto`` call moving the row's bytes by it, the two timed alternately. Rows that allocate
+  their result (``(new)``) are also compared with a call that allocates too: ``end-to-end of
+  x.copy()`` divides one ``copy()`` of a packed array of the bytes the row reads (``x.copy()`` for
+  the scans) by the row's call, the two timed alternately.
 - ``host us (1,1,3,4)``: the host's time to issue the row's call on a (1, 1, 3, 4) tensor, median
   of 2000, alternating with a ``cupy.copyto`` of that tensor (``x copyto host``: their ratio).
 
@@ -202,16 +205,19 @@ def nhwc(base):
 class Table:
     def __init__(self, copy_gbps: dict[str, float]):
         self.rows: list[tuple] = []
+        self.alloc: list[float | None] = []  # end to end of an allocating copy, where the row allocates
         self.copy_gbps = copy_gbps
 
     def add(
-        self, op, dtype, layout_in, layout_out, params, ms, call, host, traffic, copy_call, cupy_ms=None, torch_ms=None
-    ):
+        self, op, dtype, layout_in, layout_out, params, ms, call, host, traffic, copy_call, cupy_ms=None, torch_ms=None,
+        alloc=None,
+    ):  # fmt: skip
         """One row: ``ms`` the device time, ``call`` the time of one call on an idle GPU,
         ``copy_call`` that of one cupy.copyto call moving ``traffic`` bytes (read plus written),
         the CuPy and PyTorch equivalents' device times (milliseconds); ``host`` (the host's
         microseconds to issue the same call on a (1, 1, 3, 4) tensor, and cupy.copyto's on that
-        tensor, measured alternately)."""
+        tensor, measured alternately); ``alloc``, for a row that allocates its result, (the row's
+        call, one allocating ``copy()`` of the bytes it reads), timed alternately."""
         gbps = traffic / (ms * 1e-3) / 1e9
         ours, copyto = host
         print(
@@ -223,6 +229,7 @@ class Table:
         self.rows.append(
             (op, dtype, layout_in, layout_out, params, ms, call, host, gbps, share, end_to_end, cupy_ms, torch_ms)
         )
+        self.alloc.append(None if alloc is None else alloc[1] / alloc[0])
 
     def render(self, markdown: bool) -> str:
         head = (
@@ -242,15 +249,17 @@ class Table:
             "x cupy",
             "torch device us",
             "x torch",
+            "end-to-end of x.copy()",
         )
         lines = []
-        for op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms in self.rows:
+        for (op, dt, li, lo, params, ms, call, host, gbps, share, e2e, cms, tms), alloc in zip(self.rows, self.alloc):
             lines.append((
                 op, dt, li, lo, params, f"{ms * 1e3:.1f}", f"{call * 1e3:.1f}", f"{host[0]:.1f}",
                 f"{host[0] / host[1]:.2f}", f"{gbps:.0f}",
                 f"{share:.0%}", f"{e2e:.0%}",
                 "-" if cms is None else f"{cms * 1e3:.1f}", "-" if cms is None else f"{cms / ms:.1f}",
                 "-" if tms is None else f"{tms * 1e3:.1f}", "-" if tms is None else f"{tms / ms:.1f}",
+                "-" if alloc is None else f"{alloc:.0%}",
             ))  # fmt: skip
         widths = [max(len(str(r[i])) for r in [head, *lines]) for i in range(len(head))]
         if markdown:
@@ -287,6 +296,7 @@ def copy_bandwidth(nbytes: int, reps: int) -> float:
 
 
 _copies: dict[int, object] = {}
+_alloc_copies: dict[tuple[int, str], object] = {}
 
 
 def copy_of(traffic: int):
@@ -298,6 +308,17 @@ def copy_of(traffic: int):
         b = cupy.empty_like(a)
         _copies[traffic] = lambda: cupy.copyto(b, a)
     return _copies[traffic]
+
+
+def alloc_copy_of(nbytes: int, dtype):
+    """A ``copy()`` of a packed array of ``nbytes`` bytes of ``dtype``, allocating its result (the
+    reference of rows that allocate theirs), the array allocated once per size and type (CuPy
+    copies element by element: an array of bytes would copy several times slower)."""
+    key = (nbytes, np.dtype(dtype).str)
+    if key not in _alloc_copies:
+        a = _cupy().ones(nbytes // np.dtype(dtype).itemsize, dtype=dtype)
+        _alloc_copies[key] = a.copy
+    return _alloc_copies[key]
 
 
 def host_us(fn, reference, calls: int = 2000) -> tuple[float, float]:
@@ -355,15 +376,20 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
     total = big.packed.nbytes
     small_copy = cupy.empty_like(small.packed)
 
-    def row(op, layout_in, layout_out, params, call, traffic, cupy_fn=None, torch_fn=None):
-        """Time ``call(operands)`` on the big tensor (device and one call) and on the small one (host)."""
+    def row(op, layout_in, layout_out, params, call, traffic, cupy_fn=None, torch_fn=None, read=None):
+        """Time ``call(operands)`` on the big tensor (device and one call) and on the small one
+        (host); a row that allocates its result (``read``: the bytes it reads), also one call
+        against an allocating copy of those bytes."""
         ours = lambda: call(big)  # noqa: E731
         ms = device_ms(ours, reps)
         one, copy_call = call_ms(ours, max(reps, CALL_REPS), reference=copy_of(traffic))
+        alloc = None
+        if layout_out.endswith("(new)"):
+            alloc = call_ms(ours, max(reps, CALL_REPS), reference=alloc_copy_of(read or total, dtype))
         host = host_us(lambda: call(small), lambda: cupy.copyto(small_copy, small.packed))
         cms = device_ms(cupy_fn, reps) if cupy_fn else None
         tms = device_ms(torch_fn, reps) if torch_fn else None
-        table.add(op, name, layout_in, layout_out, params, ms, one, host, traffic, copy_call, cms, tms)
+        table.add(op, name, layout_in, layout_out, params, ms, one, host, traffic, copy_call, cms, tms, alloc)
 
     for index, (layout_in, x, tx) in enumerate(big.inputs()):
         for axis in range(4):
@@ -413,7 +439,7 @@ def bench_dtype(table: Table, name: str, reps: int) -> None:
         row(
             "slice1", "NCHW", "NCHW (new)", "strides (" + ",".join(str(s) for s in strides) + ")",
             lambda o, strides=strides: sl.slice1(o.packed, (0, 0, 0, 0), o.packed.shape, strides), traffic,
-            lambda view=view: cupy.ascontiguousarray(view), torch_fn,
+            lambda view=view: cupy.ascontiguousarray(view), torch_fn, sector_bytes(view),
         )  # fmt: skip
 
     cases = (

@@ -96,6 +96,43 @@ def test_few_float16_tiles_keep_the_tile_with_more_blocks():
     assert _nhwc_to_nchw_along_h("FLOAT32", 1, 132, H200_SHARED).launch.kernel.startswith("sl_scan_tile_staged<")
 
 
+def _across(name: str, sizes, src, dst, axis: int) -> str:
+    pair = canonical_pair(sizes, src, dst, axis)
+    return scan_plan.plan_scan(name, pair, False, 0, 0, 132, shared_limit=H200_SHARED).launch.kernel
+
+
+def test_tiles_across_a_short_axis_take_the_widest_vectors_that_fit():
+    """NCHW -> NHWC along N: float32 moves 64 x 64 tiles of 16-byte vectors, or 32 x 32 tiles of
+    8-byte ones where C is no multiple of 4; float16 along 16 steps is not staged."""
+    sizes = (16, 64, 256, 256)
+    nchw, nhwc = (64 * 256 * 256, 256 * 256, 256, 1), (256 * 256 * 64, 1, 256 * 64, 64)
+    assert _across("FLOAT32", sizes, nchw, nhwc, 0) == "sl_scan_tile_an<Scan<F32, Sum>, 64, 2, 4, 0>"
+    odd = (16, 62, 256, 256)
+    odd_nchw, odd_nhwc = (62 * 256 * 256, 256 * 256, 256, 1), (256 * 256 * 62, 1, 256 * 62, 62)
+    assert _across("FLOAT32", odd, odd_nchw, odd_nhwc, 0) == "sl_scan_tile_an<Scan<F32, Sum>, 32, 8, 2, 0>"
+    assert _across("FLOAT16", sizes, nchw, nhwc, 0) == "sl_scan_tile_an<Scan<F16, Sum>, 64, 2, 4, 0>"
+    assert _across("FLOAT16", sizes, nchw, nhwc, 2) == "sl_scan_tile_staged<Scan<F16, Sum>, 64, 32, 8, 2, false>"
+
+
+def test_float32_along_64_channels_into_nhwc_takes_16_lanes_of_4():
+    sizes = (16, 64, 256, 256)
+    nchw, nhwc = (64 * 256 * 256, 256 * 256, 256, 1), (256 * 256 * 64, 1, 256 * 64, 64)
+    assert _across("FLOAT32", sizes, nchw, nhwc, 1) == "sl_scan_tile_ay<Scan<F32, Sum>, 4, 32, true, 0, 16>"
+
+
+def test_float16_transposing_copies_take_16_byte_vectors_where_they_fit():
+    def kernel(c: int) -> str:
+        sizes = (2, c, 16, 16)
+        nchw, nhwc = (c * 256, 256, 16, 1), (256 * c, 1, 16 * c, c)
+        return copy_plan.plan_copy(2, canonical_pair(sizes, nchw, nhwc), 0, 0).launch.kernel
+
+    assert (kernel(64), kernel(68), kernel(66)) == (
+        "sl_copy_tiled<2, 64, 8>",
+        "sl_copy_tiled<2, 64, 4>",
+        "sl_copy_tiled<2, 64, 1>",
+    )
+
+
 def _geometry(launch: geometry.Launch) -> dict:
     """``launch.geo`` by ``struct Geo`` field name (array fields as lists, innermost first)."""
     values, out = list(launch.geo), {}

@@ -429,8 +429,9 @@ def test_staged_tiles_match_numpy(name, planned_for, operator):
         pytest.skip(f"this GPU gives a block less shared memory than the {name} staged tile takes")
     dtype = data_type(name).numpy_dtype
     rng = np.random.default_rng(6000 + SCAN_TYPES.index(name))
-    cases = [((2, tx, 2 * ch, ty), True), ((1, tx + 8, 2 * ch + 5, ty + 8), True), ((3, 8, 7 * ch + 1, 16), True)]
-    cases += [((2, 2 * ty + 8, 3 * ch, tx + 16), False), ((36, 2 * tx, 2 * ch, 4 * ty), True)]
+    na = max(2 * ch, tuning.SCAN_STAGED_MIN_STEPS)  # whole chunks, the shortest axis staged
+    cases = [((2, tx, na, ty), True), ((1, tx + 8, na + 5, ty + 8), True), ((3, 8, 7 * ch + 1, 16), True)]
+    cases += [((2, 2 * ty + 8, na + ch, tx + 16), False), ((36, 2 * tx, na, 4 * ty), True)]
     for sizes, nhwc_in in cases:
         packed = (sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1)
         src_strides, dst_strides = (_channels_last(sizes), packed) if nhwc_in else (packed, _channels_last(sizes))

@@ -80,20 +80,22 @@ def plan_copy(esize: int, pair: CanonicalPair, src_align: int, dst_align: int) -
 def _copy_tiled(esize: int, dims: list[Dim], x: int, y: int, src_align: int, dst_align: int) -> Launch:
     outer = [t for i, t in enumerate(dims) if i not in (x, y)]
     (nx, sx, dx), (ny, sy, dy) = dims[x], dims[y]
-    (tile, w), scalar = COPY_TILES[esize]
-    vectorised = (
-        sx == 1
-        and dy == 1
-        and nx % w == 0
-        and ny % w == 0
-        and sy % w == 0
-        and dx % w == 0
-        and vector_ok(outer, w)
-        and aligned(src_align, 0, w * esize)
-        and aligned(dst_align, 0, w * esize)
-    )
-    if not vectorised:
-        tile, w = scalar
+    *vectorised, scalar = COPY_TILES[esize]
+
+    def fits(w: int) -> bool:  # both tile sides in aligned vectors of w elements
+        return (
+            sx == 1
+            and dy == 1
+            and nx % w == 0
+            and ny % w == 0
+            and sy % w == 0
+            and dx % w == 0
+            and vector_ok(outer, w)
+            and aligned(src_align, 0, w * esize)
+            and aligned(dst_align, 0, w * esize)
+        )
+
+    tile, w = next((c for c in vectorised if fits(c[1])), scalar)
     tiles_x, tiles_y = cdiv(nx, tile), cdiv(ny, tile)
     nblocks = tiles_x * tiles_y * prod(t[0] for t in outer)
     geometry = geo(outer, nx=nx, sx=sx, dx=dx, ny=ny, sy=sy, dy=dy, tiles_x=tiles_x, tiles_y=tiles_y, nblocks=nblocks)

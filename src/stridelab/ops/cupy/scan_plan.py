@@ -56,7 +56,7 @@ from .tuning import (
     SCAN_AX_TILES,
     SCAN_AY_TILES,
     SCAN_OUTER_TILES,
-    SCAN_STAGED_MIN_CHUNKS,
+    SCAN_STAGED_MIN_STEPS,
     SCAN_STAGED_MIN_TILES_PER_SM,
     SCAN_STAGED_TILES,
 )
@@ -319,16 +319,16 @@ def _scan_tile_an(problem: ScanProblem, shift_s: int, shift_d: int, x: int, y: i
     shared = stages * ch * ty * tx * esize
     if (
         shared <= shared_limit
-        and na >= SCAN_STAGED_MIN_CHUNKS * ch
+        and na >= SCAN_STAGED_MIN_STEPS
         and cdiv(nx, tx) * cdiv(ny, ty) * rows >= SCAN_STAGED_MIN_TILES_PER_SM[esize] * sm_count
         and vectors(VECTOR_BYTES // esize)
     ):
         kernel = _staged_kernel(traits, (tx, ty, ch, stages), ex != 0)
     else:
         many, few, scalar = SCAN_OUTER_TILES[esize]
-        tile, steps, w, minb = many if cdiv(nx, many[0]) * cdiv(ny, many[0]) * rows >= 4 * sm_count else few
-        if not vectors(w):
-            tile, steps, w, minb = scalar
+        side = many[0][0]
+        candidates = many if cdiv(nx, side) * cdiv(ny, side) * rows >= 4 * sm_count else (few,)
+        tile, steps, w, minb = next((c for c in candidates if vectors(c[2])), scalar)
         tx = ty = tile
         shared = 0
         kernel = kernel_name("sl_scan_tile_an", traits, tile, steps, w, minb)
@@ -378,6 +378,7 @@ def _scan_kernels(traits: str, e: int) -> list[str]:
         names += [kernel_name("sl_scan_cols_split", traits, w, steps, minb) for w in widths]
     for kind, (vectorised, scalar) in (("ax", SCAN_AX_TILES[e]), ("ay", SCAN_AY_TILES[e])):
         names += [_axis_tile_kernel(kind, traits, t) for t in (*vectorised, scalar)]
-    names += [kernel_name("sl_scan_tile_an", traits, *shape) for shape in dict.fromkeys(SCAN_OUTER_TILES[e])]
+    many, few, plain = SCAN_OUTER_TILES[e]
+    names += [kernel_name("sl_scan_tile_an", traits, *shape) for shape in dict.fromkeys((*many, few, plain))]
     names += [_staged_kernel(traits, SCAN_STAGED_TILES[e], x) for x in (False, True)]
     return names

@@ -18,8 +18,14 @@ __all__: list[str] = []
 #: Groups of elements per thread in a rows copy (``SL_COPY_ILP`` in copy.cu): loads in flight.
 COPY_ILP = 4
 #: Transposing copy tile (TILE, W): TILE x TILE elements, W-element vectors on both sides;
-#: (vectorised, element by element). 64 x 64 keeps a block's loads in flight for small elements.
-COPY_TILES = {1: ((64, 4), (64, 1)), 2: ((64, 4), (64, 1)), 4: ((64, 2), (64, 1)), 8: ((32, 2), (32, 1))}
+#: (vectorised candidates, the first whose vectors fit..., element by element). 64 x 64 keeps a
+#: block's loads in flight for small elements; float16 moves 16-byte vectors where they fit.
+COPY_TILES = {
+    1: ((64, 4), (64, 1)),
+    2: ((64, 8), (64, 4), (64, 1)),
+    4: ((64, 2), (64, 1)),
+    8: ((32, 2), (32, 1)),
+}
 #: Vector elements of a rows copy whose source steps by 2 or -2 (16 bytes where not listed):
 #: 8-byte vectors waste less of each loaded sector for float32 and float16.
 COPY_STRIDE2_VECTOR: dict[int, int] = {4: 2, 2: 4}
@@ -38,25 +44,28 @@ SCAN_AX_TILES = {
     2: (((8, True, 32, 0), (4, True, 64, 0), (4, True, 64, 8, 16), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 #: Axis innermost in the destination: the mirror of SCAN_AX_TILES. For float16 along an axis of
-#: 64, 8 lanes of 8 (16-byte stores, 4 rows a warp instruction) beat 32 lanes of 2 and 16 of 4.
+#: 64, 8 lanes of 8 (16-byte stores, 4 rows a warp instruction) beat 32 lanes of 2 and 16 of 4;
+#: float32 along 64 takes 16 lanes of 4 (16-byte stores) rather than 32 of 2, and longer axes a
+#: 64-wide tile; float16 along 256, 16 lanes of 8 rather than 32.
 SCAN_AY_TILES = {
-    4: (((4, True, 32, 0), (2, True, 32, 0)), (1, False, 32, 0)),
-    2: (((8, True, 32, 0), (4, True, 64, 0), (8, True, 64, 8, 8), (2, True, 64, 8)), (2, False, 32, 0)),
+    4: (((4, True, 64, 0), (4, True, 32, 0, 16), (2, True, 32, 0)), (1, False, 32, 0)),
+    2: (((8, True, 32, 0, 16), (4, True, 64, 0), (8, True, 64, 8, 8), (2, True, 64, 8)), (2, False, 32, 0)),
 }
 #: Axis outside both innermost dimensions: (TILE, S, W, MINB), S axis steps per barrier pair;
-#: (vectorised with many blocks, with few blocks, element by element). With few blocks, float16
-#: takes 8 a multiprocessor so that one wave covers them.
+#: ((vectorised with many blocks: the first whose vectors fit...), with few blocks, element by
+#: element). With few blocks, float16 takes 8 a multiprocessor so that one wave covers them;
+#: float32 takes 64 x 64 tiles of 16-byte vectors, as the transposing copy, where they fit.
 SCAN_OUTER_TILES = {
-    4: ((32, 8, 2, 0), (32, 8, 2, 0), (32, 8, 1, 0)),
-    2: ((64, 2, 4, 0), (16, 8, 1, 8), (32, 8, 1, 0)),
+    4: (((64, 2, 4, 0), (32, 8, 2, 0)), (32, 8, 2, 0), (32, 8, 1, 0)),
+    2: (((64, 2, 4, 0),), (16, 8, 1, 8), (32, 8, 1, 0)),
 }
 #: Staged tile across the axis (sl_scan_tile_staged), where 16-byte vectors fit both views and the
 #: device gives a block the shared memory: (TX, TY, CH, STAGES), a TX x TY tile walking the axis in
 #: chunks of CH steps, copied STAGES - 1 chunks ahead (float16 128 KiB, float32 192 KiB): loads in
 #: flight without a register each.
-SCAN_STAGED_TILES = {2: (64, 32, 16, 2), 4: (32, 32, 16, 3)}
-#: An axis of fewer chunks gains nothing from staging.
-SCAN_STAGED_MIN_CHUNKS = 2
+SCAN_STAGED_TILES = {2: (64, 32, 8, 2), 4: (32, 32, 16, 3)}
+#: An axis of fewer steps gains nothing from staging (float16 along 16 steps: 66% of copy staged).
+SCAN_STAGED_MIN_STEPS = 32
 #: Staged blocks walk their chunks one after the other: float16 needs this many tiles a
 #: multiprocessor before staging beats the element-by-element tile; float32 is faster at any count.
 SCAN_STAGED_MIN_TILES_PER_SM = {2: 0.5, 4: 0.0}
