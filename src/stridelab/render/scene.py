@@ -48,8 +48,10 @@ OFFSET_MAX = int(np.iinfo(np.int64).max)
 _LINE = 16
 _PANEL_GAP = 36
 #: The default width (pixels) drawings wrap their tiles and buffer strip to stay within; the strip
-#: goes below the logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it.
-WRAP_WIDTH = 960
+#: goes below the logical view where fewer than MIN_STRIP_COLUMNS slots would fit beside it. At
+#: 200% zoom on a 1920 x 1080 screen JupyterLab's output area is 780 CSS pixels wide: a stored
+#: picture within it grows with the prose instead of being shrunk to fit.
+WRAP_WIDTH = 760
 MIN_STRIP_COLUMNS = 8
 
 
