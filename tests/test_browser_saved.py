@@ -26,8 +26,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import ARTIFACTS, ROOT, _free_port, _settings
-from test_browser import browser as browser  # the fixture: headless Chromium or a skip
+from test_browser import ARTIFACTS, ROOT, _free_port, _settings, browser  # noqa: F401  (a fixture used by name)
 
 pytestmark = pytest.mark.browser
 
@@ -93,7 +92,7 @@ def course(tmp_path_factory):
 
 
 @contextlib.contextmanager
-def notebook_page(browser, course, name: str):
+def notebook_page(browser, course, name: str):  # noqa: F811  (the fixture's name)
     """A JupyterLab page with the course's notebook ``name`` open; its kernel shut down on leaving."""
     base, token, _ = course
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -169,7 +168,7 @@ def check_pictures(page, count: int, where: str) -> None:
     assert page.get_by_text("model not found").count() == 0, where
 
 
-def run_save_reopen(browser, course, name: str, screenshot: str | None = None) -> dict:
+def run_save_reopen(browser, course, name: str, screenshot: str | None = None) -> dict:  # noqa: F811  (the fixture's name)
     """Run the notebook, save it, shut its kernel down, close it, reopen it; check its pictures
     with the new kernel and with none. Its size as stored and as saved."""
     _, _, folder = course
@@ -206,13 +205,13 @@ def run_save_reopen(browser, course, name: str, screenshot: str | None = None) -
     return {"widgets": count, "stored_bytes": stored, "saved_bytes": path.stat().st_size}
 
 
-def test_every_widget_kind_keeps_its_picture(browser, course):
+def test_every_widget_kind_keeps_its_picture(browser, course):  # noqa: F811  (the fixture's name)
     sizes = run_save_reopen(browser, course, EVERY_KIND.name, "saved-every-kind.png")
     # MemoryMapView, explore, compare, CumulativeSummationExplorer, SliceExplorer
     assert sizes["widgets"] == 5
 
 
 @pytest.mark.slow
-def test_tutorials_keep_their_pictures(browser, course):
+def test_tutorials_keep_their_pictures(browser, course):  # noqa: F811  (the fixture's name)
     sizes = {name: run_save_reopen(browser, course, f"{name}.ipynb", f"saved-{name}.png") for name in TUTORIALS}
     (ARTIFACTS / "saved-sizes.json").write_text(json.dumps(sizes, indent=2) + "\n")
