@@ -85,15 +85,14 @@ def _settings(settings_dir: Path) -> None:
         path.write_text(json.dumps(values))
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A JupyterLab server with isolated configuration, serving the repository; its URL and token."""
-    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
-    home = tmp_path_factory.mktemp("jupyter")
+def isolated_env(home: Path) -> dict[str, str]:
+    """The environment of a JupyterLab server whose configuration, data (the notebook trust
+    database), runtime, settings and workspaces all live in ``home``, importing this checkout's
+    stridelab."""
     env = dict(os.environ)
     for name in (
         "JUPYTER_CONFIG_DIR",
-        "JUPYTER_DATA_DIR",  # holds the notebook trust database
+        "JUPYTER_DATA_DIR",
         "JUPYTER_RUNTIME_DIR",
         "JUPYTERLAB_SETTINGS_DIR",
         "JUPYTERLAB_WORKSPACES_DIR",
@@ -102,6 +101,45 @@ def lab(tmp_path_factory):
     env["IPYTHONDIR"] = str(home / "ipython")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
     _settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
+    return env
+
+
+@contextlib.contextmanager
+def serving(command: list[str], env: dict[str, str], home: Path, port: int, token: str, *, timeout: float = 30):
+    """Run the server ``command`` (its output in ``home/server.log``); yield its URL once it
+    answers on ``port``, then stop it and everything it started."""
+    log = (home / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{' '.join(command[1:4])} did not start; see {home / 'server.log'}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server with isolated configuration, serving the repository; its URL and token."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
+    home = tmp_path_factory.mktemp("jupyter")
+    env = isolated_env(home)
     port, token = _free_port(), secrets.token_hex(16)
     command = [
         sys.executable,
@@ -117,30 +155,8 @@ def lab(tmp_path_factory):
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
-    log = (home / "server.log").open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not start; see {home / 'server.log'}")
-            time.sleep(0.2)
+    with serving(command, env, home, port, token) as base:
         yield base, token, env
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

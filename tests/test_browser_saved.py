@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import secrets
 import shutil
-import signal
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import ARTIFACTS, ROOT, _free_port, _settings, browser  # noqa: F401  (a fixture used by name)
+from test_browser import (
+    ARTIFACTS,
+    ROOT,
+    _free_port,
+    browser,  # noqa: F401  (a fixture used by name)
+    isolated_env,
+    serving,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -46,18 +48,7 @@ def course(tmp_path_factory):
     folder = home / "course"
     folder.mkdir()
     shutil.copy(EVERY_KIND, folder)
-    env = dict(os.environ)
-    for name in (
-        "JUPYTER_CONFIG_DIR",
-        "JUPYTER_DATA_DIR",
-        "JUPYTER_RUNTIME_DIR",
-        "JUPYTERLAB_SETTINGS_DIR",
-        "JUPYTERLAB_WORKSPACES_DIR",
-    ):
-        env[name] = str(home / name.lower())
-    env["IPYTHONDIR"] = str(home / "ipython")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
-    _settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
+    env = isolated_env(home)
     port, token = _free_port(), secrets.token_hex(16)
     command = [sys.executable, "-m", "stridelab", "lab", str(folder), "--no-browser", f"--port={port}"]
     command += [
@@ -65,30 +56,8 @@ def course(tmp_path_factory):
         "--LabApp.expose_app_in_browser=True",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
-    log = (home / "server.log").open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"stridelab lab did not start; see {home / 'server.log'}")
-            time.sleep(0.2)
+    with serving(command, env, home, port, token, timeout=60) as base:
         yield base, token, folder
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
 
 
 @contextlib.contextmanager
