@@ -180,13 +180,14 @@ def browser():
 
 
 @contextlib.contextmanager
-def opened(browser, lab, path: str):
-    """A page of JupyterLab with the notebook at ``path`` (relative to the repository) open."""
+def opened(browser, lab, path: str, timeout_ms: int = 20_000):
+    """A page of JupyterLab with the notebook at ``path`` (relative to the folder served) open, its
+    kernel shut down on leaving."""
     base, token, _ = lab
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=20_000)
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=timeout_ms)
         yield page
     finally:
         # kernels outlive the tab: stop this one (stopping the server stops any other)

@@ -13,7 +13,6 @@ Skips, with the reason, where Playwright or Chromium is missing (see tests/test_
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
 import shutil
@@ -27,6 +26,7 @@ from test_browser import (
     _free_port,
     browser,  # noqa: F401  (a fixture used by name)
     isolated_env,
+    opened,
     serving,
 )
 
@@ -58,21 +58,6 @@ def course(tmp_path_factory):
     ]
     with serving(command, env, home, port, token, timeout=60) as base:
         yield base, token, folder
-
-
-@contextlib.contextmanager
-def notebook_page(browser, course, name: str):  # noqa: F811  (the fixture's name)
-    """A JupyterLab page with the course's notebook ``name`` open; its kernel shut down on leaving."""
-    base, token, _ = course
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    try:
-        page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=30_000)
-        yield page
-    finally:
-        with contextlib.suppress(Exception):
-            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        page.close()
 
 
 def widget_outputs(path: Path) -> int:
@@ -143,7 +128,7 @@ def run_save_reopen(browser, course, name: str, screenshot: str | None = None) -
     _, _, folder = course
     path = folder / name
     stored = path.stat().st_size
-    with notebook_page(browser, course, name) as page:
+    with opened(browser, course, name, timeout_ms=30_000) as page:
         page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel")
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         count = page.evaluate(f"(mime) => ({WIDGET_AREAS})(mime).length", WIDGET_VIEW)
@@ -162,7 +147,7 @@ def run_save_reopen(browser, course, name: str, screenshot: str | None = None) -
     ]
     assert all(view in state for view in views), f"{name}: saved without the state of its widgets"
 
-    with notebook_page(browser, course, name) as page:
+    with opened(browser, course, name, timeout_ms=30_000) as page:
         page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel")
         check_pictures(page, count, f"{name} reopened, its kernel started")
         page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
