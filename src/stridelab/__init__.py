@@ -29,6 +29,8 @@ _LAZY = {
     "element_wise_identity": ".ops",
     "threads": ".ops._threads",
     "explain": "._explain",
+    "access_pattern": "._access_report",
+    "AccessReport": "._access_report",
     "check_layouts": "._sanitizer",
     "LayoutCheck": "._sanitizer",
     "LayoutReport": "._explain",
@@ -44,6 +46,8 @@ _LAZY = {
 
 
 if TYPE_CHECKING:  # what __getattr__ gives, as type checkers should see it (re-exported: "x as x")
+    from ._access_report import AccessReport as AccessReport
+    from ._access_report import access_pattern as access_pattern
     from ._explain import LayoutReport as LayoutReport
     from ._explain import explain as explain
     from ._sanitizer import LayoutCheck as LayoutCheck
