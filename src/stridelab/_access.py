@@ -69,6 +69,18 @@ class Counts(NamedTuple):
 NO_COUNTS = Counts(0, 0, 0, 0, 0)
 
 
+class LaunchTraffic(NamedTuple):
+    """What one kernel launch moves through L1: its global loads (Nsight Compute's ``op_ld``),
+    loads staged into shared memory by ``cp.async`` (``op_ldgsts``) and stores (``op_st``)."""
+
+    kernel: str
+    grid: int
+    block: tuple[int, int]
+    loads: Counts
+    async_loads: Counts
+    stores: Counts
+
+
 def walk_addresses(walk: Walk, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The byte addresses of requests ``first .. first + count - 1`` of ``walk``: an int64 array
     of shape ``(count, warp)`` and a boolean array of which threads are active (those past the
