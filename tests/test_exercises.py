@@ -179,3 +179,31 @@ def test_a_right_typed_answer_still_gets_its_mistake_named():
         True,
         "the output",
     )
+
+
+def test_sectors_per_request_of_a_padded_layout():
+    # 64 rows of 32 float32 (128 B), rows 36 floats = 144 B apart: a warp reads one row. Row r
+    # starts at byte 144 r, 16 r modulo 32: even rows lie in 4 sectors, odd rows straddle 5.
+    padded = sl.TensorDesc("FLOAT32", (64, 32), (36, 1))
+    right = ex.check_sectors_per_request(4.5, padded)
+    assert right.correct and str(right) == "right: 4.5 sectors per request on average (288 sectors over 64 requests)"
+    hints = {
+        4: "the fewest sectors these bytes could fill",
+        5: "what a request straddling a sector boundary moves",
+        128: "that is the bytes a request reads",
+        32: "a sector per thread",
+        1.875: "counts 128-byte lines",  # row r's start is 16 r modulo 128: 1 line when r % 8 == 0, else 2
+        3: "then average over the requests",
+    }
+    for answer, hint in hints.items():
+        feedback = ex.check_sectors_per_request(answer, padded)
+        assert not feedback.correct and hint in feedback.message, answer
+        assert "4.5" not in feedback.message
+    # 80 packed floats: requests of 32, 32 and 16 floats move 4, 4 and 2 sectors
+    first = ex.check_sectors_per_request(4, sl.TensorDesc("FLOAT32", (2, 40)))
+    assert "what the first request moves" in first.message
+    assert ex.check_sectors_per_request(..., padded).answered is False
+    assert "not str 'four'" in ex.check_sectors_per_request("four", padded).message
+    assert "not bool" in ex.check_sectors_per_request(True, padded).message
+    # the keyword arguments go to access_pattern: read along columns, a sector per thread
+    assert ex.check_sectors_per_request(32, padded, order=(1, 0)).correct

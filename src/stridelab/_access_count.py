@@ -79,28 +79,8 @@ def count_folded(walk: Walk) -> Counts:
     low_addresses = walk_addresses(low_walk, 0, 1)[0][0].tolist() if pivot else [0]
     size, stride = sizes[pivot], strides[pivot]
 
-    # The outer dimensions: per carry level L (how many of them are at their last index, so that a
-    # step past the pivot's end carries into dimension pivot + 1 + L), the residues of the outer
-    # part of a request's first thread. Level `overflow` (all at their last index) runs off the end.
-    carry: dict[int, Residues] = {}
-    last_point = (0, 0)
-    for level, dim in enumerate(range(pivot + 1, len(sizes))):
-        weight = prod(sizes[:dim])
-        below = residue_counts(sizes[dim] - 1, weight, strides[dim], warp, mod)
-        top = ((sizes[dim] - 1) * weight % warp, (sizes[dim] - 1) * strides[dim] % mod)
-        every = dict(below)
-        every[top] = every.get(top, 0) + 1
-        carry = {lv: folded(dist, every, warp, mod) for lv, dist in carry.items()}
-        if below:
-            carry[level] = folded({last_point: 1}, below, warp, mod)
-        last_point = ((last_point[0] + top[0]) % warp, (last_point[1] + top[1]) % mod)
+    carry, jumps = _outer_carries(sizes, strides, pivot, warp, mod)
     overflow = len(sizes) - 1 - pivot
-    carry[overflow] = {last_point: 1}
-    jumps = {
-        lv: strides[pivot + 1 + lv] - sum((sizes[d] - 1) * strides[d] for d in range(pivot + 1, pivot + 1 + lv))
-        for lv in carry
-        if lv != overflow
-    }
 
     # The pivot: far from its end (`far` indices) no request carries; near it, each index apart.
     far = max(size - warp, 0)
@@ -126,6 +106,35 @@ def count_folded(walk: Walk) -> Counts:
         jump = None if carried is None or carried == overflow else jumps[carried]
         total += _class_counts(walk, per_residue, _relative(u, near, jump, low_addresses, size, stride, warp, low))
     return total
+
+
+def _outer_carries(
+    sizes: tuple[int, ...], strides: tuple[int, ...], pivot: int, warp: int, mod: int
+) -> tuple[dict[int, Residues], dict[int, int]]:
+    """The dimensions outside the pivot (``sizes`` innermost first): per carry level L (how many
+    of them are at their last index, so that a step past the pivot's end carries into dimension
+    ``pivot + 1 + L``), the residues of their part of a request's first thread, and the byte jump
+    of that carry. The last level (all at their last index) runs off the walk's end: no jump."""
+    carry: dict[int, Residues] = {}
+    last_point = (0, 0)
+    for level, dim in enumerate(range(pivot + 1, len(sizes))):
+        weight = prod(sizes[:dim])
+        below = residue_counts(sizes[dim] - 1, weight, strides[dim], warp, mod)
+        top = ((sizes[dim] - 1) * weight % warp, (sizes[dim] - 1) * strides[dim] % mod)
+        every = dict(below)
+        every[top] = every.get(top, 0) + 1
+        carry = {lv: folded(dist, every, warp, mod) for lv, dist in carry.items()}
+        if below:
+            carry[level] = folded({last_point: 1}, below, warp, mod)
+        last_point = ((last_point[0] + top[0]) % warp, (last_point[1] + top[1]) % mod)
+    overflow = len(sizes) - 1 - pivot
+    carry[overflow] = {last_point: 1}
+    jumps = {
+        lv: strides[pivot + 1 + lv] - sum((sizes[d] - 1) * strides[d] for d in range(pivot + 1, pivot + 1 + lv))
+        for lv in carry
+        if lv != overflow
+    }
+    return carry, jumps
 
 
 def residue_counts(n: int, weight: int, stride: int, warp: int, mod: int) -> Residues:

@@ -23,12 +23,11 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 import numpy as np
 
+from ._feedback import Feedback, integer_answer, not_a, reminder, wrong
 from ._layout_names import memory_order, packed_strides_in
 from ._strides import DIMENSION_LETTERS, calc_buffer_tensor_size, layout_strides
 from ._validate import int_tuple, shown
@@ -42,69 +41,10 @@ __all__ = [
     "check_buffer_size",
     "check_cumulative_summation",
     "check_offset",
+    "check_sectors_per_request",
     "check_slice1",
     "check_strides",
 ]
-
-#: Each verdict's mark, and its box's border, background and text colours.
-_STYLES = {
-    "right": ("✓", "#1a7f37", "#e6f4ea", "#0b3d1a"),
-    "not yet": ("✗", "#b35c00", "#fff4e5", "#4d2800"),
-    "unanswered": ("○", "#6e7781", "#f3f4f6", "#24292f"),
-}
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """A checker's verdict: ``correct``, and a message that never gives the answer away.
-
-    ``answered`` is False for the reply to the ``...`` placeholder. In Jupyter a verdict shows as a
-    box: green with ✓ when right, amber with ✗ when not yet, grey with ○ while no answer is
-    written; its plain text there starts with the same mark and words (``✓ right: ...``).
-    """
-
-    correct: bool
-    message: str
-    answered: bool = True
-
-    def __bool__(self) -> bool:
-        return self.correct
-
-    def __repr__(self) -> str:
-        return f"{'right' if self.correct else 'not yet'}: {self.message}"
-
-    __str__ = __repr__
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        verdict = "right" if self.correct else "not yet"
-        mark, border, background, ink = _STYLES[verdict if self.answered else "unanswered"]
-        style = f"border-left:6px solid {border};background:{background};color:{ink};padding:6px 10px;margin:2px 0"
-        html = f'<div style="{style}"><b>{mark} {verdict}:</b> {escape(self.message, quote=False)}</div>'
-        return {"text/plain": f"{mark} {self}", "text/html": html}
-
-
-def _wrong(message: str) -> Feedback:
-    return Feedback(False, message)
-
-
-def _reminder(what: str) -> Feedback:
-    """The reply to an answer still left as the exercise's ``...`` placeholder."""
-    return Feedback(False, f"replace ... with your answer: {what}", answered=False)
-
-
-def _not_a(what: str, answer: Any) -> Feedback:
-    """The reply to an answer of the wrong type: what to give instead."""
-    return _wrong(f"give {what}, not {type(answer).__name__} {shown(answer)}")
-
-
-def _integer(answer: Any) -> int | None:
-    """``answer`` as a Python int, or None for anything that is not an integer (bools included)."""
-    if isinstance(answer, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(answer)
-    except TypeError:
-        return None
 
 
 def _dot(coords: Sequence[int], strides: Sequence[int]) -> int:
@@ -144,21 +84,21 @@ def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int] | str) -> 
     coords, letter = _element(desc, coords)
     expected = desc.offset_of(coords)
     if answer is ...:
-        return _reminder("an offset, in elements")
-    given = _integer(answer)
+        return reminder("an offset, in elements")
+    given = integer_answer(answer)
     if given is None:
-        return _not_a("the offset as an integer (a count of elements)", answer)
+        return not_a("the offset as an integer (a count of elements)", answer)
     if given == expected:
         where = f"{letter}, at {coords}," if letter else str(coords)
         return Feedback(True, f"element {where} is at offset {expected}")
     mistake = _offset_mistake(given, desc, coords)
     if mistake is not None:
-        return _wrong(mistake)
+        return wrong(mistake)
     if letter is None:
-        return _wrong(f"the offset adds up coordinate × stride over the dimensions, for the coordinates {coords}")
+        return wrong(f"the offset adds up coordinate × stride over the dimensions, for the coordinates {coords}")
     held = desc.memory_map().slot_labels()[given] if 0 <= given <= desc.last_offset else None
     holds = f"offset {given} holds {held}, not {letter}: " if held and held.isalpha() else ""
-    return _wrong(
+    return wrong(
         f"{holds}find {letter}'s coordinates in the logical view (counting from 0), then add up coordinate × stride"
     )
 
@@ -206,12 +146,12 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int]
     sizes = int_tuple("sizes", sizes)
     expected = layout_strides(layout, sizes)
     if answer is ...:
-        return _reminder("a tuple of strides, in elements, one per dimension")
-    one_each = _wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
+        return reminder("a tuple of strides, in elements, one per dimension")
+    one_each = wrong(f"give one stride per dimension: sizes {list(sizes)} has {len(sizes)}")
     try:
         answer = int_tuple("answer", answer)
     except TypeError:
-        return _not_a("the strides as a tuple of integers, one per dimension", answer)
+        return not_a("the strides as a tuple of integers, one per dimension", answer)
     except LayoutError:  # more entries than any tensor has dimensions
         return one_each
     if len(answer) != len(sizes):
@@ -222,8 +162,8 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int]
     if data_type is not None:
         size = _data_type(data_type).element_size
         if size > 1 and answer == tuple(s * size for s in expected):
-            return _wrong("those are byte strides; DirectML strides count elements")
-    return _wrong(_strides_mistake(answer, sizes, layout, expected))
+            return wrong("those are byte strides; DirectML strides count elements")
+    return wrong(_strides_mistake(answer, sizes, layout, expected))
 
 
 def _strides_mistake(
@@ -268,20 +208,20 @@ def check_buffer_size(
     desc = TensorDesc(data_type, sizes, strides)
     expected = calc_buffer_tensor_size(data_type, sizes, strides)
     if answer is ...:
-        return _reminder("a size in bytes")
-    given = _integer(answer)
+        return reminder("a size in bytes")
+    given = integer_answer(answer)
     if given is None:
-        return _not_a("the size as an integer (a count of bytes)", answer)
+        return not_a("the size as an integer (a count of bytes)", answer)
     if given == expected:
         return Feedback(True, f"the buffer takes {expected} bytes")
     span = desc.last_offset + 1  # elements from offset 0 to the last element's, inclusive
     if given == span * desc.element_size:
-        return _wrong("the 4-byte rounding is forgotten: DirectML rounds buffer sizes up to a multiple of 4 bytes")
+        return wrong("the 4-byte rounding is forgotten: DirectML rounds buffer sizes up to a multiple of 4 bytes")
     if given in (span, -(-span * desc.element_size // 4) * 4 // desc.element_size) and desc.element_size > 1:
-        return _wrong("that counts elements; the buffer size is in bytes")
+        return wrong("that counts elements; the buffer size is in bytes")
     if given in (desc.element_count * desc.element_size, -(-desc.element_count * desc.element_size // 4) * 4):
-        return _wrong("that counts the logical elements; the buffer runs from offset 0 to the last element's offset")
-    return _wrong(
+        return wrong("that counts the logical elements; the buffer runs from offset 0 to the last element's offset")
+    return wrong(
         "the buffer runs from offset 0 to the last element's offset (the dot product of sizes - 1 and strides)"
     )
 
@@ -299,7 +239,7 @@ def _read_output(answer: Any) -> np.ndarray | Feedback:
         given = None
     if given is None or given.dtype.kind not in "biuf" or given.ndim == 0:
         real = ", real ones" if given is not None and given.dtype.kind == "c" else ""
-        return _not_a(f"the output as nested lists of numbers{real}", answer)
+        return not_a(f"the output as nested lists of numbers{real}", answer)
     return given.astype(np.float64)
 
 
@@ -307,13 +247,13 @@ def _mismatch(given: np.ndarray, expected: np.ndarray, rule: str) -> Feedback:
     """The reply to an output with no mistake recognised: its shape, else how many outputs differ,
     where the first is, and ``rule``."""
     if given.shape != expected.shape:
-        return _wrong(
+        return wrong(
             f"the output has {expected.ndim} dimensions of sizes {list(expected.shape)}, not {list(given.shape)}"
         )
-    wrong = np.argwhere(given != expected)
-    first = ", ".join(str(int(i)) for i in wrong[0])
-    differ = "differs" if len(wrong) == 1 else "differ"
-    return _wrong(f"{len(wrong)} of {expected.size} outputs {differ}, the first at output[{first}]; {rule}")
+    differing = np.argwhere(given != expected)
+    first = ", ".join(str(int(i)) for i in differing[0])
+    differ = "differs" if len(differing) == 1 else "differ"
+    return wrong(f"{len(differing)} of {expected.size} outputs {differ}, the first at output[{first}]; {rule}")
 
 
 def check_slice1(
@@ -335,7 +275,7 @@ def check_slice1(
     # the parameters themselves are checked as slice1 checks them (a LayoutError or TypeError)
     expected = np.asarray(slice1(x, window_offsets, window_sizes, window_strides).tolist(), dtype=np.float64)
     if answer is ...:
-        return _reminder("the output as nested lists of numbers")
+        return reminder("the output as nested lists of numbers")
     answer = _read_output(answer)
     if isinstance(answer, Feedback):
         return answer
@@ -348,11 +288,11 @@ def check_slice1(
             named = " and ".join(f"window_strides[{i}]" for i in flipped)
             those = "that dimension is" if len(flipped) == 1 else "those dimensions are"
             verb = "is" if len(flipped) == 1 else "are"
-            return _wrong(f"{named} {verb} negative: {those} copied from the window's end backwards")
+            return wrong(f"{named} {verb} negative: {those} copied from the window's end backwards")
     for i in range(len(sizes)):
         for step in (-1, 1):
             if _same(answer, run([*sizes[:i], sizes[i] + step, *sizes[i + 1 :]], strides)):
-                return _wrong(
+                return wrong(
                     f"the window's end along dimension {i} is off by one: it covers window_offsets[{i}] to "
                     f"window_offsets[{i}] + window_sizes[{i}] - 1"
                 )
@@ -375,7 +315,7 @@ def check_cumulative_summation(
 
     expected = run(axis, direction, exclusive)
     if answer is ...:
-        return _reminder("the output as nested lists of numbers")
+        return reminder("the output as nested lists of numbers")
     answer = _read_output(answer)
     if isinstance(answer, Feedback):
         return answer
@@ -387,14 +327,73 @@ def check_cumulative_summation(
             if exclusive
             else "inclusive: each output adds its own element"
         )
-        return _wrong(f"this sum is {kind}")
+        return wrong(f"this sum is {kind}")
     other = "decreasing" if direction.strip().lower().endswith("increasing") else "increasing"
     if _same(answer, run(axis, other, exclusive)):
         first = "first" if other == "decreasing" else "last"
-        return _wrong(f"that runs the other way: this sum runs {direction}, from the {first} element")
+        return wrong(f"that runs the other way: this sum runs {direction}, from the {first} element")
     along = operator.index(axis) % expected.ndim
     for elsewhere in (a for a in range(expected.ndim) if a != along and expected.shape[a] > 1):
         if _same(answer, run(elsewhere, direction, exclusive)):
-            return _wrong(f"that sums along axis {elsewhere}; this sum runs along axis {axis}")
+            return wrong(f"that sums along axis {elsewhere}; this sum runs along axis {axis}")
     own = "before its own" if exclusive else "up to and including its own"
     return _mismatch(answer, expected, f"each output sums the elements {own} along axis {axis}")
+
+
+def check_sectors_per_request(answer: Any, layout: Any, **access: Any) -> Feedback:
+    """Check the average sectors per request of a kernel that gives consecutive threads
+    consecutive elements of ``layout`` (see :func:`stridelab.access_pattern`, which takes
+    ``layout`` and the keyword arguments ``access``).
+
+    Recognises: the bytes of a request given for its sectors, 128-byte lines counted instead of
+    32-byte sectors, a sector per thread, the fewest sectors the bytes could fill (as if every
+    request started on a sector boundary), and the first request's count taken for the average.
+
+    >>> from stridelab import TensorDesc
+    >>> rows = TensorDesc("FLOAT32", (64, 32), (40, 1))  # rows of 32 floats, 40 apart
+    >>> check_sectors_per_request(4, rows)
+    right: 4 sectors per request on average (256 sectors over 64 requests)
+    """
+    from ._access_report import access_pattern
+
+    report = access_pattern(layout, **access)
+    if answer is ...:
+        return reminder("the average number of sectors per request (a number)")
+    given = answer if isinstance(answer, (int, float, np.integer, np.floating)) else None
+    if given is None or isinstance(answer, (bool, np.bool_)):
+        return not_a("the sectors per request as a number", answer)
+    if abs(given - report.sectors_per_request) < 1e-9:
+        average = f"{report.sectors_per_request:g} sectors per request on average"
+        return Feedback(True, f"{average} ({report.sectors} sectors over {report.requests} requests)")
+    per_request = [
+        (
+            report.bytes / report.requests,
+            f"that is the bytes a request reads; a sector holds {report.sector_bytes} bytes, and is moved whole",
+        ),
+        (
+            report.lines / report.requests,
+            f"that counts {report.line_bytes}-byte lines; count the {report.sector_bytes}-byte sectors",
+        ),
+        (float(report.warp_size), "that is a sector per thread; here neighbouring threads share sectors"),
+        (
+            report.ideal_sectors_per_request,
+            "that is the fewest sectors these bytes could fill; do the requests all "
+            "start on a sector boundary? Work out where each one's first element lies",
+        ),
+        (
+            float(len(report.request(0).sectors)),
+            "that is what the first request moves; the others differ: average over every request",
+        ),
+        (
+            float(max(len(report.request(i).sectors) for i in range(min(report.requests, 8)))),
+            "that is what a request straddling a sector boundary moves; not every request does: average over "
+            "every request",
+        ),
+    ]
+    for value, hint in per_request:
+        if abs(given - value) < 1e-9:
+            return wrong(hint)
+    return wrong(
+        f"for each request, count the {report.sector_bytes}-byte sectors its threads' bytes fall in (a sector "
+        "once, however many threads share it), then average over the requests"
+    )
