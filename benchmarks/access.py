@@ -17,7 +17,7 @@ block may opt in to), the CUDA, CuPy and ncu versions, the commit and the ncu co
 ``stridelab.access_pattern`` of the strided view (loads) and of the packed result (stores) for the
 element-wise ``copy`` kernel, ``stridelab.ops.traffic`` for stridelab's operators. ``of copy``:
 the case's logical bytes (each output element read once and written once) per second, as a share
-of the packed float32 ``copy`` case's; ``pred eff``: the predicted ideal sectors over sectors.
+of ``REFERENCE``'s in the same data type; ``pred eff``: the predicted ideal sectors over sectors.
 """
 
 from __future__ import annotations
@@ -39,8 +39,21 @@ import _access_cases as cases_module
 HERE = Path(__file__).resolve().parent
 GROUPS = {"loads": "op_ld", "async_loads": "op_ldgsts", "stores": "op_st"}
 COUNTERS = [f"l1tex__t_{c}_pipe_lsu_mem_global_{op}.sum" for op in GROUPS.values() for c in ("sectors", "requests")]
-METRICS = [*COUNTERS, "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
-REFERENCE = ("copy", "FLOAT32", "packed")  # the case whose bytes per second the others are compared with
+#: The same counts taken per SASS instruction. ncu 2025.3 on Hopper has no l1tex op_ldgsts counter
+#: (only ``op_ldgsts_cache_access``, cp.async's L1-cached form), and its l1tex op_ld counts the
+#: L1-bypassing cp.async too: the SASS counters tell the two apart (see ``GROUP_RULES``).
+SASS = [c.replace("l1tex__t_", "sm__sass_l1tex_t_") for c in COUNTERS if "_op_st" not in c]
+GROUP_RULES = {
+    "loads": "l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_ld.sum, less the op_ldgsts of async_loads "
+    "where ncu has no l1tex op_ldgsts counter (its op_ld then includes cp.async's loads)",
+    "async_loads": "l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_ldgsts.sum where ncu has it, "
+    "else sm__sass_l1tex_t_{sectors,requests}_pipe_lsu_mem_global_op_ldgsts.sum",
+    "stores": "l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_st.sum",
+}
+METRICS = [*COUNTERS, *SASS, "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
+#: Per data type, the case whose bytes per second the others are compared with: stridelab's copy of a
+#: packed tensor (16-byte vectors), the fastest copy of those bytes measured in the same run.
+REFERENCE = ("element_wise_identity", "packed -> NCHW")
 
 
 def _operand(a: Any, allocated: bool = False) -> dict[str, Any]:
@@ -165,7 +178,8 @@ def _ncu() -> str:
 def _available(ncu: str) -> tuple[list[str], list[str]]:
     """The metrics this ncu knows on this device, and those it does not."""
     listed = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True).stdout
-    known = [m for m in METRICS if m.rsplit(".", 1)[0] in listed]
+    names = {line.split()[0] for line in listed.splitlines() if line.strip()}
+    known = [m for m in METRICS if m.rsplit(".", 1)[0] in names]
     return known, [m for m in METRICS if m not in known]
 
 
@@ -197,6 +211,7 @@ def measure(out: Path, commit: str | None) -> None:
         "ncu_command": " ".join(["ncu", *shown[1:-4], "python3", "benchmarks/access.py", "launch", cases_path.name]),
         "metrics": metrics,
         "metrics_missing": missing,
+        "groups": GROUP_RULES,
         "cases": _attach(launched["cases"], _rows(raw)),
     }
     out.write_text(json.dumps(record, indent=1) + "\n")
@@ -221,8 +236,25 @@ def _rows(raw: str) -> list[dict[str, Any]]:
     found = []
     for r in rows:
         counters = {m: _number(r[m]) for m in METRICS if r.get(m, "").strip() not in ("", "n/a")}
-        found.append({"kernel": r["Kernel Name"], "grid": r["Grid Size"], "block": r["Block Size"], **counters})
+        launch = {"kernel": r["Kernel Name"], "grid": r["Grid Size"], "block": r["Block Size"]}
+        found.append({**launch, "counts": _groups(counters), **counters})
     return found
+
+
+def _groups(counters: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """A launch's loads, async loads and stores (sectors, requests) from ncu's counters, by ``GROUP_RULES``."""
+    kinds = ("sectors", "requests")
+
+    def l1tex(kind: str, op: str) -> Any:
+        return counters.get(f"l1tex__t_{kind}_pipe_lsu_mem_global_{op}.sum")
+
+    if l1tex("sectors", "op_ldgsts") is not None:
+        async_loads = {k: l1tex(k, "op_ldgsts") for k in kinds}
+        loads = {k: l1tex(k, "op_ld") for k in kinds}
+    else:
+        async_loads = {k: counters[f"sm__sass_l1tex_t_{k}_pipe_lsu_mem_global_op_ldgsts.sum"] for k in kinds}
+        loads = {k: l1tex(k, "op_ld") - async_loads[k] for k in kinds}
+    return {"loads": loads, "async_loads": async_loads, "stores": {k: l1tex(k, "op_st") for k in kinds}}
 
 
 def _attach(records: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -296,7 +328,7 @@ def table_rows(record: dict[str, Any], only: str | None = None) -> list[list[str
     """One row per measured launch: predicted / measured counters, the largest difference, the
     case's share of the copy's bytes per second and its predicted sector efficiency."""
     cases = record["cases"]
-    reference = next(c for c in cases if (c["operator"], c["data_type"], c["name"]) == REFERENCE)
+    reference = {c["data_type"]: _rate(c) for c in cases if (c["operator"], c["name"]) == REFERENCE}
     rows = []
     for case in cases:
         is_copy = case["operator"] == "copy"
@@ -307,15 +339,15 @@ def table_rows(record: dict[str, Any], only: str | None = None) -> list[list[str
         sectors = sum(p[g][1] for p in predicted for g in GROUPS)
         for i, (p, m) in enumerate(zip(predicted, case["measured"])):
             cells, worst = [], 0.0
-            for group, op in GROUPS.items():
+            for group in GROUPS:
                 if is_copy and group == "async_loads":
                     continue
                 for k, kind in ((1, "sectors"), (0, "requests")):
-                    got = m.get(f"l1tex__t_{kind}_pipe_lsu_mem_global_{op}.sum", 0)
+                    got = m["counts"][group][kind]
                     cells.append(f"{p[group][k]} / {got}")
                     worst = max(worst, _difference(p[group][k], got))
             last = i == len(predicted) - 1
-            share = f"{_rate(case) / _rate(reference):.2f}" if last else ""
+            share = f"{_rate(case) / reference[case['data_type']]:.3f}" if last else ""
             efficiency = f"{ideal / sectors:.2f}" if last and sectors else ""
             name = f"{case['operator']} {case['data_type']} {case['name']}" if i == 0 else ""
             kernel = p["kernel"].split("<")[0]
@@ -324,19 +356,18 @@ def table_rows(record: dict[str, Any], only: str | None = None) -> list[list[str
 
 
 def print_table(record: dict[str, Any], only: str | None = None) -> None:
-    groups = ["ld", "st"] if only == "copy" else ["ld", "ldgsts", "st"]
-    head = ["case", "kernel", *(f"{g} {k} pred / meas" for g in groups for k in ("sectors", "requests"))]
-    head += ["max diff %", "of copy", "pred eff"]
     device = record["device"]
     print(f"{device['name']}, {device['sm_count']} SMs, commit {record['commit']}, {record['date']}")
-    print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
-    kinds = [only] if only else ["copy", "stridelab"]
-    for kind in kinds:
+    for kind in [only] if only else ["copy", "stridelab"]:
+        groups = ["ld", "st"] if kind == "copy" else ["ld", "ldgsts", "st"]
+        head = ["case", "kernel", *(f"{g} {k} pred / meas" for g in groups for k in ("sectors", "requests"))]
+        head += ["max diff %", "of copy", "pred eff"]
         try:
             rows = table_rows(record, kind)
         except (ImportError, AttributeError) as error:  # a stridelab without ops.traffic
-            print(f"(no predictions for stridelab's operators: {error})")
+            print(f"\n(no predictions for stridelab's operators: {error})")
             continue
+        print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head))
         for row in rows:
             print("| " + " | ".join(row) + " |")
 
