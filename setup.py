@@ -1,6 +1,6 @@
 """Build hook: the wheel carries the repository's tutorial notebooks as ``stridelab/tutorials``,
-with the data they read (``benchmarks/gpu-results.json``) beside them, and its example DxDispatch
-models as ``stridelab/examples``.
+with the data they read (``benchmarks/gpu-results.json``, ``benchmarks/access-measured.json``)
+beside them, and its example DxDispatch models as ``stridelab/examples``.
 
 The notebooks live in ``notebooks/`` (nbval and Binder use them there) and the models in
 ``examples/`` (the tests run them there); ``stridelab lab`` and ``stridelab examples`` copy them
@@ -14,7 +14,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-TUTORIAL_DATA = [ROOT / "benchmarks" / "gpu-results.json"]
+TUTORIAL_DATA = [ROOT / "benchmarks" / "gpu-results.json", ROOT / "benchmarks" / "access-measured.json"]
 
 
 def _files(folder: Path, pattern: str) -> list[Path]:

@@ -25,7 +25,7 @@ from stridelab import _tutorials, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-TUTORIAL_FILES = sorted([*(path.name for path in NOTEBOOKS), "gpu-results.json"])
+TUTORIAL_FILES = sorted([*(path.name for path in NOTEBOOKS), "gpu-results.json", "access-measured.json"])
 
 
 def cells(path: Path) -> list[dict]:
@@ -64,7 +64,8 @@ def test_a_student_copy_is_every_notebook_without_its_solution_cells(tmp_path):
     copied = json.loads((target / NOTEBOOKS[1].name).read_text(encoding="utf-8"))
     original = json.loads(NOTEBOOKS[1].read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if k != "cells"} == {k: v for k, v in original.items() if k != "cells"}
-    assert (target / "gpu-results.json").read_bytes() == (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
+    for data in ("gpu-results.json", "access-measured.json"):
+        assert (target / data).read_bytes() == (ROOT / "benchmarks" / data).read_bytes()
     assert (target / _tutorials.STUDENT_MARK).is_file()
 
 

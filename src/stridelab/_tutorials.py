@@ -2,8 +2,9 @@
 
 An installed stridelab carries them in ``stridelab/tutorials`` and ``stridelab/examples`` (put
 there by the build); a source checkout, editable installs included, has them in the repository's
-``notebooks/`` and ``examples/``. The data files the notebooks read (the GPU benchmark's results)
-lie beside them once installed or copied, and in the repository's ``benchmarks/`` in a checkout.
+``notebooks/`` and ``examples/``. The data files the notebooks read (the GPU benchmark's results
+and the GPU's measured memory traffic of layouts) lie beside them once installed or copied, and in
+the repository's ``benchmarks/`` in a checkout.
 
 The notebooks are the teacher's copy: each exercise's solution is a cell tagged ``solution``. A
 student copy (``stridelab lab --student DIR``) leaves those cells out, and marks its folder so
@@ -17,7 +18,7 @@ import os
 from pathlib import Path
 
 START = "00-start-here.ipynb"
-DATA_FILES = ("gpu-results.json",)
+DATA_FILES = ("gpu-results.json", "access-measured.json")
 SOLUTION_TAG = "solution"
 #: The file that marks a folder as a student copy.
 STUDENT_MARK = ".stridelab-student"
