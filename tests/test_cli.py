@@ -21,7 +21,7 @@ from stridelab import _tutorials, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
-TUTORIAL_FILES = [*NOTEBOOKS, "gpu-results.json"]  # the notebooks, then the data 07-gpu charts
+TUTORIAL_FILES = [*NOTEBOOKS, "gpu-results.json", "access-measured.json"]  # the notebooks, then 07-gpu's data
 
 
 def test_the_tutorials_are_the_repository_notebooks_in_a_checkout():

@@ -92,6 +92,7 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials_and_examples(tm
         "tests/data/conformance/cumsum.json",
         "tests/browser/memory_map.ipynb",
         "benchmarks/gpu-results.json",
+        "benchmarks/access-measured.json",
         *(f"notebooks/{name}" for name in notebooks),
         *(f"examples/{name}" for name in examples),
     ):
@@ -105,11 +106,13 @@ def test_the_sdist_carries_the_tests_and_the_wheel_the_tutorials_and_examples(tm
         entry_points = archive.read(f"stridelab-{stridelab.__version__}.dist-info/entry_points.txt").decode()
         start_here = archive.read("stridelab/tutorials/00-start-here.ipynb")
         results = archive.read("stridelab/tutorials/gpu-results.json")
+        measured = archive.read("stridelab/tutorials/access-measured.json")
         shipped = {name: archive.read(f"stridelab/examples/{name}") for name in examples}
     tutorials = sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/tutorials/"))
-    assert tutorials == sorted([*notebooks, "gpu-results.json"])
+    assert tutorials == sorted([*notebooks, "gpu-results.json", "access-measured.json"])
     assert start_here == (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
     assert results == (ROOT / "benchmarks" / "gpu-results.json").read_bytes()
+    assert measured == (ROOT / "benchmarks" / "access-measured.json").read_bytes()
     assert sorted(name.rpartition("/")[2] for name in names if name.startswith("stridelab/examples/")) == examples
     assert shipped == {name: (ROOT / "examples" / name).read_bytes() for name in examples}
     kernels = [f"stridelab/ops/cupy/{p.name}" for p in (ROOT / "src/stridelab/ops/cupy").glob("*.cu*")]
