@@ -157,6 +157,14 @@ class AccessReport:
             f"ideal {self.ideal_sectors_per_request:.2f}), efficiency {self.efficiency:.0%}"
         )
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, str], dict[str, Any]]:
+        """Jupyter's display: the picture of the first requests (SVG, and PNG where Pillow is
+        installed: see :mod:`stridelab.render.access`) and ``str(self)`` as text."""
+        from .render.access import access_drawing
+        from .render.access_paint import access_bundle
+
+        return access_bundle(access_drawing(self), str(self))
+
     def __repr__(self) -> str:
         return (
             f"AccessReport({self.data_type} sizes={self.sizes} strides={self.strides} order={self.order} "

@@ -77,11 +77,14 @@ def render_svg(
 
     Parameters
     ----------
-    obj : TensorDesc, MemoryMap, StridedTensor or PlacedDesc
+    obj : TensorDesc, MemoryMap, StridedTensor, PlacedDesc or AccessReport
         What to draw; a strided tensor's cells show its buffer's values, otherwise letters
         (A, B, ... in logical order, as on DirectML's strides page). A ``PlacedDesc`` (a
         description from an offset into its buffer on) is drawn at its offset: the strip shows
-        the buffer's offsets and, hatched and marked ``-``, the slots before the tensor.
+        the buffer's offsets and, hatched and marked ``-``, the slots before the tensor. An
+        :class:`~stridelab.AccessReport` draws its layout's memory map coloured by request, the
+        first requests' sectors outlined (see :mod:`stridelab.render.access`); ``colour_by``
+        does not apply to it.
     max_cells : int
         The most logical cells and the most slots drawn; larger maps are windowed, and the
         drawing says so.
@@ -111,6 +114,16 @@ def render_svg(
     (5, True)
     """
     scale = check_scale(scale)
+    from .._access_report import AccessReport
+
+    if isinstance(obj, AccessReport):
+        if colour_by is not None:
+            raise TypeError("colour_by does not apply to an AccessReport: its cells are coloured by request")
+        from .access import access_drawing
+        from .access_paint import access_svg
+
+        drawing = access_drawing(obj, max_cells=max_cells, columns=columns, start=start, window=window, limit=limit)
+        return access_svg(drawing, scale)
     what, offset = placement(obj)
     scene = scene_for(what, DrawOptions(max_cells, columns, start, window, colour_by, limit), offset=offset)
     return scene_svg(scene, scale=scale)

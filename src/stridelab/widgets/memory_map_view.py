@@ -10,17 +10,20 @@ from typing import Any
 
 import numpy as np
 
+from .._access_report import AccessReport, access_pattern
 from .._arrays import Layout, layout_of
-from .._validate import known_keywords, wrong_type
+from .._validate import at_least, known_keywords, wrong_type
 from ..desc import TensorDesc
 from ..errors import LayoutError
 from ..memmap import DEFAULT_LIMIT, MemoryMap, SlotKind
+from ..render.access import AccessDrawing, access_drawing
+from ..render.access_paint import access_bundle, access_svg
 from ..render.options import DrawOptions, session_scale
-from ..render.scene import Scene, resolve, scene_for
+from ..render.scene import WRAP_WIDTH, Scene, resolve, scene_for
 from ..render.svg import KIND_NAMES
 from ..render.window import checked_max_cells
 from ..tensor import StridedTensor
-from ._panels import MapWidget, RefusedValue
+from ._panels import MapWidget, RefusedValue, StaticFallback
 
 __all__: list[str] = []
 
@@ -76,6 +79,12 @@ class MemoryMapView(MapWidget):
     tensor or array shows its values. More than ``max_cells`` cells are windowed, and the view
     says so, so a million-element tensor neither freezes the browser nor fills the notebook.
 
+    With ``access=True`` it shows the GPU memory traffic of reading the layout a warp of
+    consecutive threads at a time (:func:`stridelab.access_pattern`): cells and slots labelled by
+    the thread that reads them and coloured by its request, the sectors of the first ``requests``
+    requests outlined in the strip, and the report's numbers below; hovering a cell lights the
+    sectors its thread reads and says "thread t of request r: address A, sector S".
+
     Parameters
     ----------
     source : TensorDesc, MemoryMap, StridedTensor or array
@@ -100,6 +109,10 @@ class MemoryMapView(MapWidget):
         session's, see :func:`stridelab.settings`).
     name : str
         A caption above the drawing.
+    access : bool
+        Show the memory traffic (see above); ``order``, ``bytes_per_thread`` and ``requests``
+        apply only then: the walk order and vector width :func:`stridelab.access_pattern` takes,
+        and how many requests are outlined.
 
     Examples
     --------
@@ -108,6 +121,9 @@ class MemoryMapView(MapWidget):
     >>> view.select((1, 2))
     >>> view.selection["elements"]
     [(0, 2), (1, 2)]
+    >>> traffic = sl.MemoryMapView(sl.TensorDesc("FLOAT32", (8, 8), (1, 8)), access=True)
+    >>> print(traffic.report)
+    2 requests of 32 threads x 4 B: 16 sectors (8.00 per request, ideal 4.00), efficiency 50%
     """
 
     #: The tallest the drawing is shown (CSS pixels, scale included), or None: a drawing that would
@@ -128,8 +144,20 @@ class MemoryMapView(MapWidget):
         limit: int = DEFAULT_LIMIT,
         scale: float | None = None,
         name: str = "",
+        access: bool = False,
+        order: Sequence[int] | None = None,
+        bytes_per_thread: int | None = None,
+        requests: int = 4,
     ) -> None:
         super().__init__()
+        if not isinstance(access, bool):
+            raise TypeError(f"access must be True or False, not {type(access).__name__}")
+        self._access: dict[str, Any] | None = None
+        if access:
+            self._access = {"order": order, "bytes_per_thread": bytes_per_thread}
+        self._requests = at_least("requests", requests, 1)
+        self._report: AccessReport | None = None
+        self._drawing: AccessDrawing | None = None
         self._scale = session_scale(scale)
         self._options = DrawOptions(checked_max_cells(max_cells), columns, start, window, colour_by, limit)
         self._name = name
@@ -149,10 +177,43 @@ class MemoryMapView(MapWidget):
 
     def _draw(self, source: Any, options: DrawOptions, *, keep_selection: bool = False) -> None:
         """Lay ``source`` out with ``options`` and show it; a refused layout changes nothing."""
+        if self._access is not None:
+            self._draw_access(source, options, keep_selection)
+            return
         scene = self._fitted(source, options)
         self._source, self._options, self._scene = source, options, scene
         self.show([scene], [self._name], keep_selection=keep_selection)
         self.copy_lines = [str(scene.desc)]
+
+    def _access_drawing(self, report: AccessReport, options: DrawOptions, width: int) -> AccessDrawing:
+        return access_drawing(
+            report,
+            requests=self._requests,
+            max_cells=options.max_cells,
+            columns=options.columns,
+            start=options.start,
+            window=options.window,
+            limit=options.limit,
+            width=width,
+        )
+
+    def _draw_access(self, source: Any, options: DrawOptions, keep_selection: bool) -> None:
+        """:meth:`_draw` for ``access=True``: the access picture, and per cell what pointing at it
+        lights and says."""
+        assert self._access is not None
+        report = access_pattern(desc_of(source), **self._access)
+        drawing = self._access_drawing(report, options, self.layout_width)
+        self._source, self._options, self._scene = source, options, drawing.scene
+        self._report, self._drawing = report, drawing
+        with self.hold_sync():
+            self.show([drawing.scene], [self._name], keep_selection=keep_selection)
+            self.panels = [{**self.panels[0], "svg": access_svg(drawing, self._scale), "access": access_data(drawing)}]
+            self.copy_lines = [str(drawing.scene.desc)]
+
+    @property
+    def report(self) -> AccessReport | None:
+        """The memory traffic shown (``access=True``), else None."""
+        return self._report
 
     def _fitted(self, source: Any, options: DrawOptions) -> Scene:
         """The scene of ``source`` within :attr:`max_height`, with fewer cells where needed."""
@@ -265,7 +326,50 @@ class MemoryMapView(MapWidget):
         }
 
     def static_scenes(self) -> tuple[list[Scene], list[str]]:
+        if self._report is not None:
+            return [self._static_drawing().scene], [self._name]
         return [scene_for(self._source, static_options(self._options))], [self._name]
 
+    def _static_drawing(self) -> AccessDrawing:
+        assert self._report is not None
+        return self._access_drawing(self._report, static_options(self._options), WRAP_WIDTH)
+
+    def to_svg(self) -> str:
+        if self._report is None:
+            return super().to_svg()
+        return access_svg(self._static_drawing(), self._scale)
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        if self._report is None:
+            return super()._repr_mimebundle_(**kwargs)
+        bundle = super(StaticFallback, self)._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data, metadata = dict(data or {}), dict(metadata or {})
+        text = f"{self!r}\n{self._report}"
+        picture, picture_metadata = access_bundle(self._static_drawing(), text, self._scale)
+        data.update(picture)
+        metadata.update(picture_metadata)
+        return data, metadata
+
     def __repr__(self) -> str:
-        return f"MemoryMapView({self._source!r})"
+        access = ", access=True" if self._access is not None else ""
+        return f"MemoryMapView({self._source!r}{access})"
+
+
+def access_data(drawing: AccessDrawing) -> dict:
+    """What the script needs to light a cell's sectors: per drawn cell the text it shows, the drawn
+    slots (positions ``start`` to ``stop - 1``) in its thread's sectors, and the positions of those
+    sectors' outlines (the ``g.sector`` groups, in order)."""
+    sector = drawing.report.sector_bytes
+    outlines: dict[int, list[int]] = {}
+    for i, outline in enumerate(drawing.outlines):
+        outlines.setdefault(outline.sector, []).append(i)
+    lit_outlines = []
+    for first, last in drawing.cell_bytes:
+        lit_outlines.append([i for s in range(first // sector, last // sector + 1) for i in outlines.get(s, [])])
+    lit = [list(drawing.lit_slots(c)) for c in range(len(drawing.cell_bytes))]
+    return {
+        "info": [drawing.cell_text(c) for c in range(len(drawing.cell_bytes))],
+        "slots": lit,
+        "outlines": lit_outlines,
+    }

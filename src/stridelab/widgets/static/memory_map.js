@@ -12,6 +12,8 @@ function drawPanel(p, pi) {
   const cellEls = [...svg.querySelectorAll("g.logical > g.cell")];
   const slotEls = [...svg.querySelectorAll("g.buffer > g.slot")];
   cellEls.forEach((g, i) => { g.dataset.i = String(i); });
+  // the memory traffic (MemoryMapView(..., access=True)): the outlined sectors, in order
+  const sectorEls = [...svg.querySelectorAll("g.access > g.sector")];
   slotEls.forEach((g, k) => { g.dataset.k = String(k); });
   const c = p.cells;
   const slotCells = new Map(), keyCells = new Map();
@@ -23,7 +25,7 @@ function drawPanel(p, pi) {
       keyCells.get(key).push(i);
     }
   }
-  return { svg, cellEls, slotEls, slotCells, keyCells, data: p };
+  return { svg, cellEls, slotEls, sectorEls, slotCells, keyCells, data: p };
 }
 
 // A cell's link keys: one number (-1 for none) or a list (an output linked to every input it sums).
@@ -66,6 +68,20 @@ function apply(views, lit, cls) {
     for (const i of lit[q].cells) v.cellEls[i].classList.add(cls);
     for (const k of lit[q].slots) v.slotEls[k].classList.add(cls);
   });
+}
+
+// With the memory traffic shown: light the sectors cell `i` of panel `pi`'s thread reads (their
+// drawn slots and outlines), or none (`i` null); return what to say about the thread, or null.
+function lightSectors(views, pi, i) {
+  views.forEach((v) => {
+    for (const e of v.svg.querySelectorAll(".sector-lit")) e.classList.remove("sector-lit");
+  });
+  const v = views[pi], access = v && v.data.access;
+  if (!access || i === null) return null;
+  const [start, stop] = access.slots[i];
+  for (let k = start; k < stop; k++) v.slotEls[k].classList.add("sector-lit");
+  for (const o of access.outlines[i]) v.sectorEls[o]?.classList.add("sector-lit");
+  return access.info[i];
 }
 
 function describe(views, pi, k) {
@@ -176,15 +192,17 @@ function render({ model, el }) {
   row.addEventListener("mouseover", (event) => {
     const t = target(event);
     apply(views, t ? litSets(views, ...t) : null, "hl");
+    const thread = t ? lightSectors(views, t[0], t[1] === "cell" ? t[2] : null) : null;
     if (t) {
       const k = t[1] === "cell" ? views[t[0]].data.cells.slot[t[2]] : t[2];
-      info.textContent = describe(views, t[0], k);
+      info.textContent = thread || describe(views, t[0], k);
     } else {
       showSelection();
     }
   });
   row.addEventListener("mouseleave", () => {
     apply(views, null, "hl");
+    if (views.length) lightSectors(views, 0, null);
     showSelection();
   });
   row.addEventListener("click", (event) => {
