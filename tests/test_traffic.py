@@ -161,9 +161,173 @@ def test_traffic_equals_a_literal_simulation_of_the_kernels_on_random_layouts():
         src_at, out_at = unit * rng.randrange(64), unit * rng.randrange(64)
         t = traffic(name, x, *args, addresses={"x": src_at, "out": out_at}, **kwargs)
         template, _, a, b = re.match(r"sl_copy_(\w+)<(\d+), (\d+), (\d+)>", t.kernels[0]).groups()
-        kernels.add(f"rows V{'>' if a != '1' else '='}1 mode {b}" if template == "rows" else f"tiled W{'>' if b != '1' else '='}1")
+        mark = ">" if (a if template == "rows" else b) != "1" else "="  # vectors or elements
+        kernels.add(f"rows V{mark}1 mode {b}" if template == "rows" else f"tiled W{mark}1")
         got = (t.loads.requests, t.loads.sectors, t.stores.requests, t.stores.sectors)
         assert got == _reference(name, x, args, kwargs, src_at, out_at), (name, x.shape, args, kwargs, src_at, out_at)
     # every kernel shape met: rows element by element and in each vector mode, tiles of both kinds
     expected = {f"rows V>1 mode {m}" for m in range(5)} | {"rows V=1 mode 0", "tiled W>1", "tiled W=1"}
     assert kernels == expected
+
+
+# ------------------------------------------------------------------------------ named cases
+
+
+def _counts(t):
+    return t.loads.requests, t.loads.sectors, t.stores.requests, t.stores.sectors
+
+
+def test_a_packed_float32_copy_moves_16_byte_vectors():
+    # 1024 * 1024 elements in 16-byte vectors of 4: 262144 vectors, 32 a warp request -> 8192
+    # requests of 512 contiguous aligned bytes = 16 sectors each.
+    x = np.zeros((1024, 1024), np.float32)
+    out = StridedTensor.empty(TensorDesc("FLOAT32", (1024, 1024)))
+    t = traffic(sl.element_wise_identity, x, out, addresses={"x": 0, "out": 0})
+    assert t.kernels == ("sl_copy_rows<4, 4, 1>",) and t.async_loads == (0, 0, 0, 0, 0)
+    assert _counts(t) == (8192, 8192 * 16, 8192, 8192 * 16)
+
+
+def test_a_packed_float32_copy_without_vectors_touches_4_sectors_a_request():
+    # 1023 elements: no whole vectors, one element a thread; 31 warps of 128 aligned bytes (4 sectors)
+    # and a last one of 31 threads (124 bytes, 4 sectors).
+    x = np.zeros((3, 341), np.float32)
+    t = traffic("slice1", x, (0, 0), (3, 341), (1, 1), addresses={"x": 0})
+    assert t.kernels == ("sl_copy_rows<4, 1, 0>",)
+    assert _counts(t) == (32, 128, 32, 128)
+    # 4 bytes past a line: each warp's 128 bytes straddle two lines (5 sectors); the last one's 124
+    # bytes end exactly at a line (4 sectors)
+    assert _counts(traffic("slice1", x, (0, 0), (3, 341), (1, 1), addresses={"x": 4, "out": 4})) == (
+        32,
+        31 * 5 + 4,
+        32,
+        31 * 5 + 4,
+    )
+
+
+def test_nchw_to_nhwc_goes_through_64_by_64_tiles_of_8_byte_vectors():
+    # (2, 64, 32, 32) float32: X = H*W (1024, innermost in the source), Y = C (64, innermost in the
+    # destination), N outer. Tiles of 64 x 64 in vectors of 2: 32 lanes a tile row, 8 rows a pass, 8
+    # passes; 16 x 1 tiles a batch, 32 blocks. A warp is one tile row: 32 * 8 = 256 aligned bytes, 8
+    # sectors, on both sides (C pairs of one pixel at x * 256 bytes in the destination).
+    # 32 blocks * 8 warps * 8 passes = 2048 requests, 16384 sectors each way.
+    sizes = (2, 64, 32, 32)
+    out = StridedTensor.empty(TensorDesc("FLOAT32", sizes, sl.layout_strides("NHWC", sizes)))
+    t = traffic("element_wise_identity", np.zeros(sizes, np.float32), out, addresses={"x": 0, "out": 0})
+    assert t.kernels == ("sl_copy_tiled<4, 64, 2>",)
+    assert _counts(t) == (2048, 16384, 2048, 16384)
+
+
+def test_large_copies_are_counted_exactly_without_listing_them():
+    sizes = (8, 64, 256, 256)  # 128 MiB: np.zeros and np.empty leave the pages untouched
+    out = StridedTensor.empty(TensorDesc("FLOAT32", sizes, sl.layout_strides("NHWC", sizes)))
+    t = traffic("element_wise_identity", np.zeros(sizes, np.float32), out, addresses={"x": 0, "out": 0})
+    blocks = 8 * (256 * 256 // 64)  # the tiling above, 1024 tiles a batch
+    assert _counts(t) == (blocks * 64, blocks * 64 * 8, blocks * 64, blocks * 64 * 8)
+    x = np.zeros((1 << 26,), np.float32)
+    t = traffic("slice1", x, (0,), (1 << 26,), (1,), addresses={"x": 0})
+    # 2**26 elements in vectors of 4: 2**24 vectors, 2**19 warp requests of 16 sectors
+    assert _counts(t) == (1 << 19, (1 << 19) * 16, 1 << 19, (1 << 19) * 16)
+
+
+#: Measured with Nsight Compute (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum)
+#: on an H200, operands at 0 modulo 128: (call, kernel, load requests, load sectors, store requests,
+#: store sectors).
+MEASURED = [
+    (("ewi", "FLOAT32", (3, 50, 70, 9)), "sl_copy_tiled<4, 64, 2>", 1500, 12933, 1890, 13230),
+    (("ewi", "FLOAT16", (2, 64, 32, 32)), "sl_copy_tiled<2, 64, 8>", 512, 8192, 512, 8192),
+    (("ewi", "UINT8", (2, 64, 32, 32)), "sl_copy_tiled<1, 64, 4>", 1024, 4096, 1024, 4096),
+    (("ewi", "UINT64", (2, 64, 32, 32)), "sl_copy_tiled<8, 32, 2>", 2048, 32768, 2048, 32768),
+    (("FLOAT32", (300, 1000), (0, 0), (300, 1000), (1, -1)), "sl_copy_rows<4, 4, 2>", 2400, 37500, 2400, 37500),
+    (("FLOAT32", (300, 1000), (0, 0), (300, 1000), (1, 2)), "sl_copy_rows<4, 2, 3>", 4690, 75002, 2344, 18750),
+    (("FLOAT32", (300, 1000), (0, 0), (300, 1000), (1, -2)), "sl_copy_rows<4, 2, 4>", 4800, 75000, 2400, 19950),
+    (("FLOAT32", (300, 1000), (0, 0), (300, 999), (1, 3)), "sl_copy_rows<4, 1, 0>", 3300, 37500, 3300, 15370),
+    (("FLOAT32", (300, 1200), (0, 0), (300, 1200), (1, 3)), "sl_copy_rows<4, 4, 0>", 3752, 120000, 938, 15000),
+    (("FLOAT32", (1000, 40), (0, 0), (1000, 40), (1, -1)), "sl_copy_rows<4, 4, 2>", 375, 5000, 375, 5000),
+    (("FLOAT16", (100, 1032), (0, 0), (100, 1032), (1, 2)), "sl_copy_rows<2, 4, 3>", 812, 12904, 404, 3225),
+    (("UINT8", (64, 777), (0, 3), (64, 770), (1, 1)), "sl_copy_rows<1, 1, 0>", 1600, 3090, 1600, 3040),
+    (("UINT8", (64, 800), (0, 16), (64, 768), (1, 1)), "sl_copy_rows<1, 16, 1>", 96, 1728, 96, 1536),
+    (("FLOAT16", (64, 800), (0, 8), (64, 768), (1, -2)), "sl_copy_rows<2, 4, 4>", 384, 6528, 192, 1536),
+]
+
+
+@pytest.mark.parametrize(("call", "kernel", *"abcd"), MEASURED)
+def test_traffic_equals_nsight_compute_measurements(call, kernel, a, b, c, d):
+    if call[0] == "ewi":
+        _, data_type, sizes = call
+        x = np.zeros(sizes, TensorDesc(data_type, sizes).dtype.numpy_dtype)
+        out = StridedTensor.empty(TensorDesc(data_type, sizes, sl.layout_strides("NHWC", sizes)))
+        t = traffic(sl.element_wise_identity, x, out=out, addresses={"x": 0, "out": 0})
+    else:
+        data_type, shape, *window = call
+        x = np.zeros(shape, TensorDesc(data_type, shape).dtype.numpy_dtype)
+        t = traffic(sl.slice1, x, *window, addresses={"x": 0})
+    assert t.kernels == (kernel,)
+    assert _counts(t) == (a, b, c, d)
+
+
+def test_a_call_that_moves_nothing_launches_nothing():
+    x = StridedTensor.empty(TensorDesc("FLOAT32", (4, 4)))
+    assert traffic("element_wise_identity", x, x) == Traffic(())
+
+
+def test_traffic_sums_its_launches():
+    t = traffic("slice1", np.zeros((8, 8), np.float32), (0, 0), (8, 8), (1, 1), addresses={"x": 0})
+    (launch,) = t.launches
+    assert (t.loads, t.stores, t.kernels) == (launch.loads, launch.stores, (launch.kernel,))
+    assert (launch.grid, launch.block) == (1, (4, 64))  # 16 vectors of 4, 4 a thread: 4 threads along X
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+def test_an_unknown_operator_is_refused():
+    x = np.zeros((4, 4), np.float32)
+    with pytest.raises(LayoutError, match=r"op = 'slice2' is not an operator with GPU kernels; the operators are"):
+        traffic("slice2", x)
+    with pytest.raises(TypeError, match="op must be one of the operator functions"):
+        traffic(np.add, x)
+
+
+def test_the_operators_own_errors_come_out():
+    x = np.zeros((4, 4), np.float32)
+    with pytest.raises(LayoutError) as own:
+        sl.slice1(x, (0, 0), (4, 4), (1, 0))
+    with pytest.raises(LayoutError) as predicted:
+        traffic(sl.slice1, x, (0, 0), (4, 4), (1, 0))
+    assert str(predicted.value) == str(own.value) == "window_strides[1] = 0: window strides may not be 0"
+    with pytest.raises(LayoutError, match="x data type FLOAT64 is not supported by SLICE1"):
+        traffic("slice1", np.zeros(4), (0,), (4,), (1,))
+    with pytest.raises(TypeError, match=r"element_wise_identity\(\) missing a required argument: 'out'"):
+        traffic("element_wise_identity", x)
+    with pytest.raises(TypeError, match="out must be a StridedTensor"):
+        traffic("element_wise_identity", x, x)
+    with pytest.raises(TypeError, match=r"slice1\(\) got an unexpected keyword argument 'window'"):
+        traffic("slice1", x, (0, 0), (4, 4), (1, 1), window=2)
+
+
+@pytest.mark.parametrize(
+    ("addresses", "error", "message"),
+    [
+        ([0], TypeError, r"addresses must be a mapping \{'x': int, 'out': int\}, not list \[0\]"),
+        ({"y": 0}, LayoutError, r"addresses has the key 'y'; its keys are 'x' and 'out'"),
+        ({"x": "0"}, TypeError, r"addresses\['x'\] must be an int \(a byte address\), not str '0'"),
+        ({"out": True}, TypeError, r"addresses\['out'\] must be an int"),
+        ({"x": -16}, LayoutError, r"addresses\['x'\] = -16 is negative"),
+        ({"x": 2}, LayoutError, r"addresses\['x'\] = 2 is not a multiple of the element size, 4 bytes"),
+    ],
+)
+def test_wrong_addresses_are_refused(addresses, error, message):
+    with pytest.raises(error, match=message):
+        traffic("slice1", np.zeros((4, 4), np.float32), (0, 0), (4, 4), (1, 1), addresses=addresses)
+
+
+def test_wrong_devices_are_refused():
+    with pytest.raises(TypeError, match="device must be a TrafficDevice or None, not str 'H100'"):
+        traffic("slice1", np.zeros(4, np.float32), (0,), (4,), (1,), device="H100")
+    with pytest.raises(LayoutError, match="TrafficDevice sm_count = 0 is below 1"):
+        TrafficDevice(0)
+    with pytest.raises(LayoutError, match="TrafficDevice shared_limit = 1024 is below 49152"):
+        TrafficDevice(132, 1024)
+    with pytest.raises(TypeError, match="TrafficDevice sm_count must be an int, not float 1.5"):
+        TrafficDevice(1.5)
+    assert TrafficDevice() == TrafficDevice(132, 232448)  # an H100

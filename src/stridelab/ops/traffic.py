@@ -143,10 +143,12 @@ def traffic(
         raise wrong_type("device", "a TrafficDevice or None", device)
     given = _addresses(addresses)
     try:
-        bound = inspect.signature(function).bind(x, *args, out=out, **params)
+        given_out = {} if out is None else {"out": out}  # element_wise_identity also takes it by position
+        bound = inspect.signature(function).bind(x, *args, **given_out, **params)
     except TypeError as error:
         raise TypeError(f"{function.__name__}() {error}") from None
     bound.apply_defaults()
+    out = bound.arguments.get("out")
     values = [v for name, v in bound.arguments.items() if name not in ("x", "out")]
     check_data_type(read_input(x), operator.name, operator.data_types)
     planned = plan(operator, x, out, *values, parameters_only=True)
@@ -190,7 +192,7 @@ def _operator_of(op: Any) -> tuple[Operator, Callable[..., Any]]:
                 f"op = {shown(op)} is not an operator with GPU kernels; the operators are {', '.join(_FUNCTIONS)}"
             )
     elif callable(op) and _FUNCTIONS.get(getattr(op, "__name__", "")) is op:
-        name = op.__name__
+        name = getattr(op, "__name__", "")
     else:
         raise wrong_type("op", f"one of the operator functions {', '.join(_FUNCTIONS)} or its name", op)
     operator = next(o for o in OPERATORS.values() if o.function == name)
@@ -226,9 +228,12 @@ def _device(x: Any) -> TrafficDevice:
     """x's GPU, else the current one where CuPy is already imported and sees one, else an H100."""
     buffer = x.buffer if isinstance(x, StridedTensor) else x
     cupy = sys.modules.get("cupy")
-    if is_cupy_array(buffer) or (cupy is not None and cupy.cuda.is_available()):
-        from .cupy import runtime
+    if is_cupy_array(buffer):
+        device_id = buffer.data.device_id
+    elif cupy is not None and cupy.cuda.is_available():
+        device_id = cupy.cuda.runtime.getDevice()
+    else:
+        return TrafficDevice()
+    from .cupy import runtime
 
-        device_id = buffer.data.device_id if is_cupy_array(buffer) else cupy.cuda.runtime.getDevice()
-        return TrafficDevice(runtime._sm_count(device_id), runtime._shared_limit(device_id))
-    return TrafficDevice()
+    return TrafficDevice(runtime._sm_count(device_id), runtime._shared_limit(device_id))

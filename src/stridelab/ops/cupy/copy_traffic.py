@@ -186,12 +186,13 @@ def _tiled(g: dict, esize: int, tile: int, w: int, src: int, dst: int) -> tuple[
     loads, stores = NO_COUNTS, NO_COUNTS
     for x_first, x_tiles, x_in in _tile_kinds(nx, tile):
         for y_first, y_tiles, y_in in _tile_kinds(ny, tile):
+            x_steps, y_steps = (tile * g["sx"] * e, tile * g["dx"] * e), (tile * g["sy"] * e, tile * g["dy"] * e)
             src_blocks = _folded(
-                [src_rows, _residues(x_tiles, tile * g["sx"] * e, x_first), _residues(y_tiles, tile * g["sy"] * e, y_first)]
-            )  # fmt: skip
+                [src_rows, _residues(x_tiles, x_steps[0], x_first), _residues(y_tiles, y_steps[0], y_first)]
+            )
             dst_blocks = _folded(
-                [dst_rows, _residues(x_tiles, tile * g["dx"] * e, x_first), _residues(y_tiles, tile * g["dy"] * e, y_first)]
-            )  # fmt: skip
+                [dst_rows, _residues(x_tiles, x_steps[1], x_first), _residues(y_tiles, y_steps[1], y_first)]
+            )
             # in along X: thread (tl, tr) reads x = tl * w.., y = tr; out along Y: writes y = tl * w.., x = tr
             rel = (tl * w * g["sx"] + tr * g["sy"]) * e
             active = (tl * w < x_in) & (tr < y_in)
