@@ -5,6 +5,8 @@ pair, then :func:`~.cupy.copy_plan.plan_copy` or :func:`~.cupy.scan_plan.plan_sc
 views' alignment and the device), and each launch's warp instructions are counted from the
 kernel's own thread-to-address arithmetic (:mod:`.cupy.copy_traffic`, ``.cupy.scan_traffic``).
 Nothing runs on a GPU and CuPy is not needed.
+
+internal: ``traffic``, ``Traffic`` and ``TrafficDevice`` are public in :mod:`stridelab.ops`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from .cupy.geometry import SHARED_DEFAULT, VECTOR_BYTES
 from .element_wise_identity import element_wise_identity
 from .slice1 import slice1
 
-__all__ = ["Traffic", "TrafficDevice", "traffic"]
+__all__: list[str] = []
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     f.__name__: f for f in (cumulative_product, cumulative_summation, element_wise_identity, slice1)
