@@ -49,14 +49,14 @@ def test_every_solution_of_the_course_is_a_cell_tagged_solution(path):
 
 def test_the_repository_notebooks_keep_their_solutions():
     counts = {path.name[:2]: sum(map(is_solution, cells(path))) for path in NOTEBOOKS}
-    assert {k: v for k, v in counts.items() if v} == {"01": 3, "02": 2, "03": 2, "04": 2, "05": 2, "06": 3, "08": 1}
+    assert {k: v for k, v in counts.items() if v} == {"01": 3, "02": 2, "03": 2, "04": 2, "05": 2, "06": 3, "07": 1, "08": 1}
 
 
 def test_a_student_copy_is_every_notebook_without_its_solution_cells(tmp_path):
     target = tmp_path / "class"
     written, left_out = _tutorials.copy_student_tutorials(target)
     assert sorted(path.name for path in written) == TUTORIAL_FILES
-    assert left_out == 15  # 3 + 2 + 2 + 2 + 2 + 3 + 1
+    assert left_out == 16  # 3 + 2 + 2 + 2 + 2 + 3 + 1 + 1
     for path in NOTEBOOKS:
         teacher, student = cells(path), cells(target / path.name)
         assert student == [cell for cell in teacher if not is_solution(cell)]  # the rest as it was, outputs too
@@ -123,7 +123,7 @@ def test_the_command_writes_the_student_copy_and_exits(tmp_path, capsys):
     target = tmp_path / "class"
     assert cli.main(["lab", "--student", str(target)]) == 0
     assert capsys.readouterr().out == (
-        f"stridelab: wrote {len(TUTORIAL_FILES)} tutorial files into {target}, leaving out 15 solutions\n"
+        f"stridelab: wrote {len(TUTORIAL_FILES)} tutorial files into {target}, leaving out 16 solutions\n"
         f"stridelab: students open them with: stridelab lab {target}\n"
     )
     assert cli.main(["lab", "--student", str(target)]) == 2

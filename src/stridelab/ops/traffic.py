@@ -174,7 +174,7 @@ def traffic(
         copy = plan_copy(esize, pair, src % VECTOR_BYTES, dst % VECTOR_BYTES)
         return Traffic(copy_traffic(copy, esize, src, dst))
     from .cupy.scan_plan import plan_scan
-    from .cupy.scan_traffic import scan_traffic  # type: ignore[import-not-found,unused-ignore]
+    from .cupy.scan_traffic import scan_traffic
 
     gpu = device or _device(x)
     scan = plan_scan(

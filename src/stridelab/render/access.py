@@ -292,8 +292,7 @@ def _addresses_legend(t: Text) -> Text:
         return Text(
             t.x,
             t.y,
-            "buffer strip: element offset above each slot, byte address below; "
-            "cells and slots labelled by the thread that reads them",
+            "buffer strip: element offset above a slot, byte address below; the numbers inside: threads",
             t.role,
         )
     return t
@@ -351,8 +350,7 @@ def summary_lines(report: AccessReport) -> list[str]:
     """The report in words: its numbers, then what a warp along each dimension alone touches."""
     order = ", ".join(map(str, report.order))
     lines = [
-        f"memory traffic of a warp per {report.warp_size} consecutive threads, walking dimensions ({order}) "
-        f"outermost first; sectors of {report.sector_bytes} B",
+        f"warps of {report.warp_size} consecutive threads, walking dimensions ({order}) outermost first",
         str(report),
     ]
     return lines + [str(d) for d in report.dimensions()]
