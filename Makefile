@@ -1,8 +1,10 @@
 # stridelab's two jobs, each setting up (and then reusing) a local virtual environment in .venv:
 #   make lab    JupyterLab on the tutorial notebooks (NumPy backend where there is no GPU); works as
 #               root too; options for JupyterLab go in LAB_ARGS, e.g. LAB_ARGS=--ip=0.0.0.0
-#   make test   the whole test suite: lint, format and type checks, docstring examples, unit tests,
-#               notebooks (nbval, strict) and the browser test; plain `pytest` runs the same items
+#   make test   the whole test suite: lint, format and type checks, the documentation site (built
+#               with warnings as errors, then crawled), docstring examples, unit tests, notebooks
+#               (nbval, strict) and the browser tests; plain `pytest` runs the same items
+#   make docs   the documentation site, into docs/_build/html (Python 3.11 or newer)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -10,7 +12,10 @@ NOTEBOOKS := notebooks
 # The type check of the package (pyproject.toml's [tool.mypy]), against the newest stubs.
 TYPECHECK ?= $(BIN)/mypy
 
-.PHONY: lab test test-lowest test-gpu lint notebooks clean
+.PHONY: lab test test-lowest test-gpu lint docs notebooks clean
+# What `make test` builds before the tests (tests/test_docs_site.py crawls it); test-lowest sets none.
+DOCS_FOR_TEST ?= docs
+DOCS_HTML := docs/_build/html
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +30,20 @@ $(VENV)/.test-installed: pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.lab-installed
 
+# The docs tools at the versions docs/requirements.txt pins.
+$(VENV)/.docs-installed: pyproject.toml setup.py docs/requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c docs/requirements.txt -e '.[docs]'
+	touch $@ $(VENV)/.lab-installed
+
 lab: $(VENV)/.lab-installed
 	$(BIN)/python -m stridelab lab $(NOTEBOOKS) $(LAB_ARGS)
 
-test: lint
-	$(BIN)/python -m pytest
+test: lint $(DOCS_FOR_TEST)
+	$(if $(DOCS_FOR_TEST),STRIDELAB_DOCS_HTML=$(CURDIR)/$(DOCS_HTML)) $(BIN)/python -m pytest
+
+# Warnings are errors; no network is needed and no notebook is run (docs/conf.py).
+docs: $(VENV)/.docs-installed
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs $(DOCS_HTML)
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
@@ -39,9 +53,10 @@ lint: $(VENV)/.test-installed
 
 # make test on the oldest versions pyproject.toml allows, in a venv of its own, e.g. on the oldest
 # Python supported: make test-lowest PYTHON=python3.10. It leaves out the type check: annotations
-# are checked against the current NumPy's stubs, which differ from its oldest version's.
+# are checked against the current NumPy's stubs, which differ from its oldest version's; and the
+# documentation site, built with the pinned tools (tests/test_docs_site.py skips, saying so).
 test-lowest:
-	PIP_CONSTRAINT=$(CURDIR)/.ci/lower-bounds.txt $(MAKE) test VENV=.venv-lowest TYPECHECK=true
+	PIP_CONSTRAINT=$(CURDIR)/.ci/lower-bounds.txt $(MAKE) test VENV=.venv-lowest TYPECHECK=true DOCS_FOR_TEST=
 
 # On a machine with a CUDA GPU and CuPy (no virtual environment needed): the GPU tests only.
 test-gpu:
@@ -52,4 +67,5 @@ notebooks: $(VENV)/.test-installed
 	$(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)/*.ipynb
 
 clean:
-	rm -rf $(VENV) .venv-lowest build dist src/*.egg-info .pytest_cache .hypothesis test-artifacts
+	rm -rf $(VENV) .venv-lowest build dist src/*.egg-info .pytest_cache .hypothesis test-artifacts \
+		docs/_build docs/api docs/tutorials/*.ipynb docs/benchmarks.md

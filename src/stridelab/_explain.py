@@ -82,6 +82,13 @@ class LayoutReport:
 
     Dimensions are named by index, and also by letter where ``axes`` declares them (a DirectML
     description's sizes are N, C, H, W; ``explain(x, axes="NCHW")`` says so of an array).
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> report = sl.explain(sl.TensorDesc("FLOAT32", (2, 3), strides=(1, 2)))
+    >>> report.dim_order, report.numpy
+    ((1, 0), 'F-contiguous')
     """
 
     desc: TensorDesc

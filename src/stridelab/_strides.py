@@ -24,6 +24,7 @@ from .errors import LayoutError
 
 __all__: list[str] = []
 
+#: The most dimensions a description has (DirectML's DML_TENSOR_DIMENSION_COUNT_MAX1).
 MAX_DIMENSIONS = MAX_ITEMS
 _CANONICAL_LETTERS = "NCDHW"
 #: Letters of the dimensions, in canonical order, for the ranks DirectML names layouts for.

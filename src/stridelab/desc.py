@@ -48,6 +48,13 @@ class TensorDesc:
 
     Classification (``is_packed``, ``is_padded``, ``is_broadcast``, ``is_overlapping``) follows the
     strides page and is exact: see :mod:`stridelab._analysis` for how it is decided.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> d = sl.TensorDesc("FLOAT32", (1, 1, 3, 5))
+    >>> d.strides, d.buffer_size, d.offset_of((0, 0, 2, 1))
+    ((15, 15, 5, 1), 60, 11)
     """
 
     __slots__ = (

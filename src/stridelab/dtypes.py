@@ -33,7 +33,15 @@ _LONGEST_TEXT = 80
 
 @dataclass(frozen=True)
 class DataType:
-    """One DirectML data type: its short name, numpy dtype, CUDA C type and size in bytes."""
+    """One DirectML data type: its short name, numpy dtype, CUDA C type and size in bytes.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> t = sl.data_type("float16")
+    >>> t, t.name, t.element_size
+    (DataType('FLOAT16'), 'FLOAT16', 2)
+    """
 
     name: str
     numpy_dtype: np.dtype
@@ -110,6 +118,12 @@ def data_type(value: DataTypeLike) -> DataType:
 
     Raises :class:`LayoutError` for an unknown name or a numpy dtype DirectML has no type for
     (bool, complex, non-native byte order, ...), and :class:`TypeError` for anything else.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> sl.data_type("torch.long"), sl.data_type("DML_TENSOR_DATA_TYPE_UINT8")
+    (DataType('INT64'), DataType('UINT8'))
     """
     if isinstance(value, DataType):
         return value

@@ -14,4 +14,12 @@ class LayoutError(ValueError):
     The message names the field, the offending value and the rule, e.g.
     ``window_offsets[2] + window_sizes[2] = 6 exceeds input sizes[2] = 4``.
     Wrong *types* raise :class:`TypeError` instead.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> sl.TensorDesc("FLOAT32", (2, 0))
+    Traceback (most recent call last):
+        ...
+    stridelab.errors.LayoutError: sizes[1] = 0: every size must be at least 1 (DirectML has no empty tensors)
     """

@@ -100,6 +100,15 @@ class MemoryMap:
         For each of the ``desc.slot_count`` slots, how many logical elements land there.
     slot_kinds : numpy.ndarray
         For each slot, a :class:`SlotKind` value.
+
+    Examples
+    --------
+    >>> import stridelab as sl
+    >>> m = sl.TensorDesc("UINT8", (2, 3), strides=(5, 1)).memory_map()
+    >>> m.offsets.tolist()
+    [[0, 1, 2], [5, 6, 7]]
+    >>> m.slot_counts.tolist()  # slots 3 and 4 are padding
+    [1, 1, 1, 0, 0, 1, 1, 1]
     """
 
     def __init__(self, desc: TensorDesc, values: Any | None = None, *, limit: int = DEFAULT_LIMIT) -> None:

@@ -36,6 +36,14 @@ class StridedTensor:
     rounding of bound buffers up to 4 bytes applies where stridelab allocates buffers itself, not to
     arrays users pass in.) Slots the description does not reach - padding - are part of the
     buffer and are left alone by operators writing into it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stridelab as sl
+    >>> column_major = sl.TensorDesc("FLOAT32", (2, 2), strides=(1, 2))
+    >>> sl.StridedTensor(column_major, np.arange(4, dtype=np.float32)).to_array().tolist()
+    [[0.0, 2.0], [1.0, 3.0]]
     """
 
     __slots__ = ("_buffer", "_desc")

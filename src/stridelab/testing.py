@@ -42,7 +42,19 @@ __all__ = [
 
 def assert_layouts_ok(fn: Callable[..., Any], *inputs: Any, **options: Any) -> None:
     """:func:`check_layouts` (same arguments), raising AssertionError that names the first failing
-    layouts and what went wrong."""
+    layouts and what went wrong.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stridelab.testing import assert_layouts_ok
+    >>> x = np.arange(6.0).reshape(2, 3)
+    >>> assert_layouts_ok(lambda x: x.sum(axis=0), x)
+    >>> assert_layouts_ok(lambda x: x.ravel(order="K").reshape(x.shape), x)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    AssertionError: <lambda> gives wrong answers for ...
+    """
     check_layouts(fn, *inputs, **options).assert_ok()
 
 
@@ -52,5 +64,11 @@ def layouts_for(shape: Sequence[int], kinds: Iterable[str] | None = None) -> lis
     Each layout's ``str`` is its one-line notation, which pytest shows as the test id::
 
         @pytest.mark.parametrize("layout", layouts_for((2, 3)), ids=str)
+
+    Examples
+    --------
+    >>> from stridelab.testing import layouts_for
+    >>> [str(layout) for layout in layouts_for((2, 3), kinds=["column-major", "padded"])]
+    ['(2,3):(1,2)+0', '(2,3):(6,1)+0']
     """
     return catalogue(shape, kinds)

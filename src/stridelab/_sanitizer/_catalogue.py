@@ -15,6 +15,7 @@ from ..errors import LayoutError
 
 __all__: list[str] = []
 
+#: The kinds of layout the catalogue builds, in the order it lists them (``layouts_for``'s ``kinds``).
 KINDS = (
     "packed",
     "column-major",

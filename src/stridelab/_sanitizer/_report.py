@@ -55,7 +55,17 @@ class LayoutFailure:
     :data:`VERDICTS` seen, the elements each concerns (``counts``), the ``first`` coordinates of
     a wrong or unwritten element, and the ``exception`` raised, if any. The first failure of a
     check keeps its ``evidence`` for the picture: where each array of the answer is wrong or
-    unwritten, and which poison slots of the drawn buffers the function reads."""
+    unwritten, and which poison slots of the drawn buffers the function reads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stridelab as sl
+    >>> check = sl.check_layouts(lambda x: x.ravel(order="K").reshape(x.shape), np.arange(6.0).reshape(2, 3))
+    >>> failure = check.failures[0]
+    >>> failure.kinds, failure.counts, failure.first
+    (('wrong',), {'wrong': 4}, {'wrong': (0, 1)})
+    """
 
     trial: Trial
     kinds: tuple[str, ...]

@@ -42,6 +42,23 @@ def load(
     Raises :class:`~stridelab.LayoutError` naming the resource, dispatchable or command and the field
     at fault, for any model DxDispatch would refuse or DirectML would fail on, for the operators
     stridelab does not run, and for a path or a size past the rules.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from stridelab import dxdispatch
+    >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
+    >>> _ = path.write_text(json.dumps({
+    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
+    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
+    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
+    ...     "commands": [
+    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
+    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> model = dxdispatch.load(path)
+    >>> model.run("numpy", output_dir=path.parent / "out")["B"].tolist()
+    [1.0, 2.0, 3.0]
     """
     model, obj = _read_model(path, max_model_bytes)
     folders = Folders(model, input_dir, allow_any_path)
@@ -53,7 +70,24 @@ def load(
 
 def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MODEL_BYTES) -> dict[str, TensorDesc]:
     """Every tensor of the model at ``path``, named ``"<dispatchable>.<bind point>"``, read from its
-    dispatchables alone: no resource, and so no file the model names, is read."""
+    dispatchables alone: no resource, and so no file the model names, is read.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from stridelab import dxdispatch
+    >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
+    >>> _ = path.write_text(json.dumps({
+    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
+    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
+    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
+    ...     "commands": [
+    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
+    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> sorted(dxdispatch.read_tensors(path))
+    ['copy.InputTensor', 'copy.OutputTensor']
+    """
     return named_tensors(read_dispatchables(path, max_model_bytes=max_model_bytes))
 
 
@@ -76,7 +110,15 @@ def read_dispatchables(
 
 class FileUse(NamedTuple):
     """A file a model names: ``action`` is ``"read"``, ``"write"`` or ``"refused"``; ``where`` the
-    resource or command naming it; ``detail`` the path it resolves to, or why it is refused."""
+    resource or command naming it; ``detail`` the path it resolves to, or why it is refused.
+
+    Examples
+    --------
+    >>> from stridelab.dxdispatch import FileUse
+    >>> use = FileUse("write", "command 1 (writeFile)", "copy-output/b.npy")
+    >>> use.action, use.detail
+    ('write', 'copy-output/b.npy')
+    """
 
     action: str
     where: str
@@ -92,7 +134,24 @@ def list_files(
     max_model_bytes: int = MAX_MODEL_BYTES,
 ) -> list[FileUse]:
     """Every file the model at ``path`` would read (``sourcePath``) or write (``writeFile``),
-    resolved and opened (not read) by the rules a run uses, without running anything."""
+    resolved and opened (not read) by the rules a run uses, without running anything.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from stridelab import dxdispatch
+    >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
+    >>> _ = path.write_text(json.dumps({
+    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
+    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
+    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
+    ...     "commands": [
+    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
+    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> [(use.action, use.where) for use in dxdispatch.list_files(path)]
+    [('write', 'command 1 (writeFile)')]
+    """
     model, obj = _read_model(path, max_model_bytes)
     folders = Folders(model, input_dir, allow_any_path)
     if output_dir is None:

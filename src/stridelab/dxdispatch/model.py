@@ -51,6 +51,23 @@ class Model:
 
     Build one with :func:`load`. :meth:`run` runs it; :meth:`tensors` lists every tensor it
     describes; in Jupyter it shows its parts and every tensor's memory map.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from stridelab import dxdispatch
+    >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
+    >>> _ = path.write_text(json.dumps({
+    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
+    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
+    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
+    ...     "commands": [
+    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
+    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> model = dxdispatch.load(path)
+    >>> list(model.resources), list(model.dispatchables), len(model.commands)
+    (['A', 'B'], ['copy'], 2)
     """
 
     def __init__(

@@ -85,6 +85,16 @@ def precompile(operators: Iterable[str] | None = None, data_types: Iterable[str]
 
         import stridelab.ops
         stridelab.ops.precompile(["cumulative_summation"], ["FLOAT32", "FLOAT16"])
+
+    Examples
+    --------
+    Names are checked before CuPy is imported:
+
+    >>> import stridelab.ops
+    >>> stridelab.ops.precompile(["cumsum"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    stridelab.errors.LayoutError: operators holds 'cumsum', which is none of cumulative_product, ...
     """
     names = kernel_names(operators, data_types)
     with optional_imports("gpu", "stridelab.ops.precompile"):
