@@ -21,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 #: Pages whose examples are not run yet, and why. Remove a page from here once it can run.
-SKIPPED = {
-    "howto/gpu-traffic.md": "stridelab.access_pattern and stridelab.ops.traffic are not in this version yet",
-}
+SKIPPED = {}
 
 #: Pages made by the build (ignored by git), not written by hand.
 GENERATED = {"benchmarks.md"}

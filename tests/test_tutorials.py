@@ -49,7 +49,16 @@ def test_every_solution_of_the_course_is_a_cell_tagged_solution(path):
 
 def test_the_repository_notebooks_keep_their_solutions():
     counts = {path.name[:2]: sum(map(is_solution, cells(path))) for path in NOTEBOOKS}
-    assert {k: v for k, v in counts.items() if v} == {"01": 3, "02": 2, "03": 2, "04": 2, "05": 2, "06": 3, "07": 1, "08": 1}
+    assert {k: v for k, v in counts.items() if v} == {
+        "01": 3,
+        "02": 2,
+        "03": 2,
+        "04": 2,
+        "05": 2,
+        "06": 3,
+        "07": 1,
+        "08": 1,
+    }
 
 
 def test_a_student_copy_is_every_notebook_without_its_solution_cells(tmp_path):

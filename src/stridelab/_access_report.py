@@ -66,7 +66,12 @@ class AccessReport:
 
     ``requests`` (one per warp), ``sectors`` and ``lines`` touched (each counted once per request
     however many threads share it), ``bytes``: the distinct bytes requested, and ``ideal_sectors``:
-    the fewest sectors that hold them. Made by :func:`access_pattern`; see it for an example.
+    the fewest sectors that hold them. Made by :func:`access_pattern`.
+
+    >>> import stridelab as sl
+    >>> report = sl.access_pattern(sl.TensorDesc("FLOAT16", (8, 64)))
+    >>> report.requests, report.sectors_per_request, report.request(0).sectors
+    (16, 2.0, (0, 1))
     """
 
     data_type: str

@@ -31,6 +31,10 @@ class Feedback:
     ``answered`` is False for the reply to the ``...`` placeholder. In Jupyter a verdict shows as a
     box: green with ✓ when right, amber with ✗ when not yet, grey with ○ while no answer is
     written; its plain text there starts with the same mark and words (``✓ right: ...``).
+
+    >>> verdict = Feedback(True, "element (1, 0) is at offset 3")
+    >>> verdict, bool(verdict)
+    (right: element (1, 0) is at offset 3, True)
     """
 
     correct: bool

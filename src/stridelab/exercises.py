@@ -21,12 +21,13 @@ False
 from __future__ import annotations
 
 import itertools
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ._exercise_outputs import check_cumulative_summation, check_slice1
+from ._exercise_traffic import check_sectors_per_request
 from ._feedback import Feedback, integer_answer, not_a, reminder, wrong
 from ._layout_names import memory_order, packed_strides_in
 from ._strides import DIMENSION_LETTERS, calc_buffer_tensor_size, layout_strides
@@ -80,6 +81,10 @@ def check_offset(answer: Any, desc: TensorDesc, coords: Sequence[int] | str) -> 
     Recognises: the byte offset given, the dimensions taken in the opposite order (row-major and
     column-major swapped), the packed row-major offset given for another layout, coordinates
     paired with the wrong strides or counted from 1, and one dimension's term left out.
+
+    >>> from stridelab import TensorDesc
+    >>> check_offset(12, TensorDesc("FLOAT32", (2, 3)), (1, 0))  # bytes, not elements
+    not yet: that is the offset in bytes; DirectML strides, and so offsets, count elements
     """
     coords, letter = _element(desc, coords)
     expected = desc.offset_of(coords)
@@ -142,6 +147,11 @@ def check_strides(answer: Any, sizes: Sequence[int], layout: str | Sequence[int]
     Recognises: NCHW and NHWC swapped, the opposite order (row-major and column-major swapped),
     strides listed in memory order, a size-1 dimension's stride, the first dimension (from the
     innermost) whose stride is off, and, with ``data_type``, strides given in bytes.
+
+    >>> check_strides((1, 2), (2, 3), "WH")  # column-major: H is the innermost
+    right: WH strides of sizes [2, 3]
+    >>> check_strides((3, 1), (2, 3), "WH")
+    not yet: those store the dimensions in the opposite order (row-major and column-major swapped)
     """
     sizes = int_tuple("sizes", sizes)
     expected = layout_strides(layout, sizes)
@@ -204,6 +214,11 @@ def check_buffer_size(
 
     Recognises: elements given for bytes, the 4-byte rounding forgotten, and the logical element
     count used where padding or broadcasting makes the buffer differ from it.
+
+    >>> check_buffer_size(12, "FLOAT16", (1, 5))  # 10 bytes, rounded up to a multiple of 4
+    right: the buffer takes 12 bytes
+    >>> check_buffer_size(5, "FLOAT16", (1, 5))
+    not yet: that counts elements; the buffer size is in bytes
     """
     desc = TensorDesc(data_type, sizes, strides)
     expected = calc_buffer_tensor_size(data_type, sizes, strides)
@@ -223,177 +238,4 @@ def check_buffer_size(
         return wrong("that counts the logical elements; the buffer runs from offset 0 to the last element's offset")
     return wrong(
         "the buffer runs from offset 0 to the last element's offset (the dot product of sizes - 1 and strides)"
-    )
-
-
-def _same(given: np.ndarray, expected: np.ndarray | None) -> bool:
-    return expected is not None and given.shape == expected.shape and bool(np.array_equal(given, expected))
-
-
-def _read_output(answer: Any) -> np.ndarray | Feedback:
-    """An output answer as float64 numbers, or the reply to an answer that is no nested lists of
-    real numbers (a lone number, text, complex numbers, ragged lists, other objects)."""
-    try:
-        given = np.asarray(answer)
-    except (ValueError, TypeError, OverflowError):  # ragged lists, or objects no array holds
-        given = None
-    if given is None or given.dtype.kind not in "biuf" or given.ndim == 0:
-        real = ", real ones" if given is not None and given.dtype.kind == "c" else ""
-        return not_a(f"the output as nested lists of numbers{real}", answer)
-    return given.astype(np.float64)
-
-
-def _mismatch(given: np.ndarray, expected: np.ndarray, rule: str) -> Feedback:
-    """The reply to an output with no mistake recognised: its shape, else how many outputs differ,
-    where the first is, and ``rule``."""
-    if given.shape != expected.shape:
-        return wrong(
-            f"the output has {expected.ndim} dimensions of sizes {list(expected.shape)}, not {list(given.shape)}"
-        )
-    differing = np.argwhere(given != expected)
-    first = ", ".join(str(int(i)) for i in differing[0])
-    differ = "differs" if len(differing) == 1 else "differ"
-    return wrong(f"{len(differing)} of {expected.size} outputs {differ}, the first at output[{first}]; {rule}")
-
-
-def check_slice1(
-    answer: Any, x: Any, window_offsets: Sequence[int], window_sizes: Sequence[int], window_strides: Sequence[int]
-) -> Feedback:
-    """Check the output of :func:`stridelab.slice1` with these parameters.
-
-    Recognises: a window's end off by one (one element too many or too few), negative strides
-    read from the window's start instead of its end, and otherwise where the first wrong output is.
-    """
-    from .ops import slice1
-
-    def run(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray | None:
-        try:
-            return np.asarray(slice1(x, window_offsets, sizes, strides).tolist(), dtype=np.float64)
-        except ValueError:  # a LayoutError: that variant is no valid window
-            return None
-
-    # the parameters themselves are checked as slice1 checks them (a LayoutError or TypeError)
-    expected = np.asarray(slice1(x, window_offsets, window_sizes, window_strides).tolist(), dtype=np.float64)
-    if answer is ...:
-        return reminder("the output as nested lists of numbers")
-    answer = _read_output(answer)
-    if isinstance(answer, Feedback):
-        return answer
-    if _same(answer, expected):
-        return Feedback(True, "the output the operator writes")
-    sizes, strides = list(int_tuple("window_sizes", window_sizes)), list(int_tuple("window_strides", window_strides))
-    negative = [i for i, stride in enumerate(strides) if stride < 0]
-    for flipped in (f for count in range(1, len(negative) + 1) for f in itertools.combinations(negative, count)):
-        if _same(answer, run(sizes, [-s if i in flipped else s for i, s in enumerate(strides)])):
-            named = " and ".join(f"window_strides[{i}]" for i in flipped)
-            those = "that dimension is" if len(flipped) == 1 else "those dimensions are"
-            verb = "is" if len(flipped) == 1 else "are"
-            return wrong(f"{named} {verb} negative: {those} copied from the window's end backwards")
-    for i in range(len(sizes)):
-        for step in (-1, 1):
-            if _same(answer, run([*sizes[:i], sizes[i] + step, *sizes[i + 1 :]], strides)):
-                return wrong(
-                    f"the window's end along dimension {i} is off by one: it covers window_offsets[{i}] to "
-                    f"window_offsets[{i}] + window_sizes[{i}] - 1"
-                )
-    return _mismatch(answer, expected, "output[o] = input[start + window_strides * o]")
-
-
-def check_cumulative_summation(
-    answer: Any, x: Any, axis: int, *, direction: str = "increasing", exclusive: bool = False
-) -> Feedback:
-    """Check the output of :func:`stridelab.cumulative_summation` with these parameters.
-
-    Recognises: an exclusive sum given for an inclusive one (or the reverse), the direction
-    reversed, the sum along another axis, and otherwise where the first wrong output is.
-    """
-    from .ops import cumulative_summation
-
-    def run(axis: int, direction: str, exclusive: bool) -> np.ndarray:
-        result = cumulative_summation(x, axis, direction=direction, exclusive=exclusive)
-        return np.asarray(result.tolist(), dtype=np.float64)
-
-    expected = run(axis, direction, exclusive)
-    if answer is ...:
-        return reminder("the output as nested lists of numbers")
-    answer = _read_output(answer)
-    if isinstance(answer, Feedback):
-        return answer
-    if _same(answer, expected):
-        return Feedback(True, "the output the operator writes")
-    if _same(answer, run(axis, direction, not exclusive)):
-        kind = (
-            "exclusive: each output leaves its own element out"
-            if exclusive
-            else "inclusive: each output adds its own element"
-        )
-        return wrong(f"this sum is {kind}")
-    other = "decreasing" if direction.strip().lower().endswith("increasing") else "increasing"
-    if _same(answer, run(axis, other, exclusive)):
-        first = "first" if other == "decreasing" else "last"
-        return wrong(f"that runs the other way: this sum runs {direction}, from the {first} element")
-    along = operator.index(axis) % expected.ndim
-    for elsewhere in (a for a in range(expected.ndim) if a != along and expected.shape[a] > 1):
-        if _same(answer, run(elsewhere, direction, exclusive)):
-            return wrong(f"that sums along axis {elsewhere}; this sum runs along axis {axis}")
-    own = "before its own" if exclusive else "up to and including its own"
-    return _mismatch(answer, expected, f"each output sums the elements {own} along axis {axis}")
-
-
-def check_sectors_per_request(answer: Any, layout: Any, **access: Any) -> Feedback:
-    """Check the average sectors per request of a kernel that gives consecutive threads
-    consecutive elements of ``layout`` (see :func:`stridelab.access_pattern`, which takes
-    ``layout`` and the keyword arguments ``access``).
-
-    Recognises: the bytes of a request given for its sectors, 128-byte lines counted instead of
-    32-byte sectors, a sector per thread, the fewest sectors the bytes could fill (as if every
-    request started on a sector boundary), and the first request's count taken for the average.
-
-    >>> from stridelab import TensorDesc
-    >>> rows = TensorDesc("FLOAT32", (64, 32), (40, 1))  # rows of 32 floats, 40 apart
-    >>> check_sectors_per_request(4, rows)
-    right: 4 sectors per request on average (256 sectors over 64 requests)
-    """
-    from ._access_report import access_pattern
-
-    report = access_pattern(layout, **access)
-    if answer is ...:
-        return reminder("the average number of sectors per request (a number)")
-    given = answer if isinstance(answer, (int, float, np.integer, np.floating)) else None
-    if given is None or isinstance(answer, (bool, np.bool_)):
-        return not_a("the sectors per request as a number", answer)
-    if abs(given - report.sectors_per_request) < 1e-9:
-        average = f"{report.sectors_per_request:g} sectors per request on average"
-        return Feedback(True, f"{average} ({report.sectors} sectors over {report.requests} requests)")
-    per_request = [
-        (
-            report.bytes / report.requests,
-            f"that is the bytes a request reads; a sector holds {report.sector_bytes} bytes, and is moved whole",
-        ),
-        (
-            report.lines / report.requests,
-            f"that counts {report.line_bytes}-byte lines; count the {report.sector_bytes}-byte sectors",
-        ),
-        (float(report.warp_size), "that is a sector per thread; here neighbouring threads share sectors"),
-        (
-            report.ideal_sectors_per_request,
-            "that is the fewest sectors these bytes could fill; do the requests all "
-            "start on a sector boundary? Work out where each one's first element lies",
-        ),
-        (
-            float(len(report.request(0).sectors)),
-            "that is what the first request moves; the others differ: average over every request",
-        ),
-        (
-            float(max(len(report.request(i).sectors) for i in range(min(report.requests, 8)))),
-            "that is what a request straddling a sector boundary moves; not every request does: average over "
-            "every request",
-        ),
-    ]
-    for value, hint in per_request:
-        if abs(given - value) < 1e-9:
-            return wrong(hint)
-    return wrong(
-        f"for each request, count the {report.sector_bytes}-byte sectors its threads' bytes fall in (a sector "
-        "once, however many threads share it), then average over the requests"
     )

@@ -45,7 +45,11 @@ _ADDRESS_KEYS = ("x", "out")
 @dataclass(frozen=True)
 class TrafficDevice:
     """What a scan's plan reads of a GPU: its multiprocessors and the bytes of shared memory a
-    block may be given (opting in beyond 48 KiB). The defaults are an H100's."""
+    block may be given (opting in beyond 48 KiB). The defaults are an H100's.
+
+    >>> TrafficDevice(sm_count=108, shared_limit=163 * 1024)  # an A100
+    TrafficDevice(sm_count=108, shared_limit=166912)
+    """
 
     sm_count: int = 132
     shared_limit: int = 227 * 1024
@@ -66,7 +70,16 @@ class TrafficDevice:
 @dataclass(frozen=True)
 class Traffic:
     """The launches of one call in launch order, each with its loads, ``cp.async`` loads and
-    stores (:class:`~stridelab._access.LaunchTraffic`), and their totals."""
+    stores (:class:`~stridelab._access.LaunchTraffic`), and their totals.
+
+    >>> import numpy as np
+    >>> import stridelab as sl
+    >>> calls = traffic(sl.cumulative_summation, np.zeros((64, 1024), np.float32), 1, addresses={"x": 0})
+    >>> calls.kernels
+    ('sl_scan_lines<Scan<F32, Sum>, 4, 4, false, false>',)
+    >>> calls.loads.sectors, calls.stores.sectors  # 256 KiB each way, 32 bytes a sector
+    (8192, 8192)
+    """
 
     launches: tuple[LaunchTraffic, ...]
 
