@@ -43,7 +43,8 @@ lab: $(VENV)/.lab-installed
 test: lint $(DOCS_FOR_TEST)
 	$(if $(DOCS_FOR_TEST),STRIDELAB_DOCS_HTML=$(CURDIR)/$(DOCS_HTML)) $(BIN)/python -m pytest
 
-# Warnings are errors; no network is needed and no notebook is run (docs/conf.py).
+# Warnings are errors; the build itself fetches nothing and runs no notebook (docs/conf.py); the
+# first run installs the docs extra with pip.
 docs: $(VENV)/.docs-installed
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs $(DOCS_HTML)
 

@@ -63,8 +63,12 @@ def random_layout(rng: random.Random):
     )
     inner = order[-1]
     per_thread = 1
-    if strides[inner] == 1 and rng.random() < 0.3:
+    if strides[inner] == 1 and rng.random() < 0.3 and ELEMENT_BYTES[data_type] <= 8:
         per_thread = rng.choice([p for p in (2, 4) if sizes[inner] % p == 0] or [1])
+    if per_thread > 1:  # a vector load needs every thread's address to be a multiple of its bytes
+        strides = tuple(s if d == inner else s * per_thread for d, s in enumerate(strides))
+        width = per_thread * ELEMENT_BYTES[data_type]
+        kwargs["offset"] -= kwargs["offset"] % width
     return sizes, strides, data_type, per_thread, kwargs
 
 
@@ -148,7 +152,7 @@ def test_a_placed_desc_and_an_offset_move_the_first_sector():
 def test_a_numpy_view_with_negative_strides_is_read_with_its_own_strides():
     base = np.zeros((8, 64), np.float16)
     view = base[::-1, ::2]  # strides (-64, 2) elements
-    report = sl.access_pattern(view)
+    report = sl.access_pattern(view)  # counted from offset 0, not where NumPy put the array
     assert (report.sizes, report.strides) == ((8, 32), (-64, 2))
     # each warp reads one row's 32 halves 4 B apart: 128 B = 4 sectors; the buffer starts at the
     # lowest element (the last row), so row 7 of the view starts at byte 0
@@ -187,8 +191,34 @@ F32_2X3 = sl.TensorDesc("FLOAT32", (2, 3))
         (F32_2X3, {"offset": 1.5}, TypeError, "offset must be an integer"),
         (F32_2X3, {"warp_size": 24}, sl.LayoutError, "warp_size = 24: it must be a power of two"),
         (F32_2X3, {"sector_bytes": 0}, sl.LayoutError, "sector_bytes = 0"),
-        (F32_2X3, {"bytes_per_thread": 6}, sl.LayoutError, "multiple of the element size"),
+        (
+            F32_2X3,
+            {"bytes_per_thread": 6},
+            sl.LayoutError,
+            "bytes_per_thread = 6: it must be a power of two from 1 to 32",
+        ),
+        (F32_2X3, {"bytes_per_thread": 2**32}, sl.LayoutError, "power of two from 1 to 32"),
+        (F32_2X3, {"bytes_per_thread": 2}, sl.LayoutError, "multiple of the element size"),
         (F32_2X3, {"bytes_per_thread": 8}, sl.LayoutError, "multiple of 2"),
+        (
+            sl.TensorDesc("FLOAT32", (2, 4)),
+            {"bytes_per_thread": 16, "offset": 4},
+            sl.LayoutError,
+            "element 0 lies at byte 4",
+        ),
+        (
+            sl.TensorDesc("FLOAT32", (2, 4), (6, 1)),
+            {"bytes_per_thread": 16},
+            sl.LayoutError,
+            "strides of \\(24, 4\\) bytes",
+        ),
+        (F32_2X3, {"warp_size": 128}, sl.LayoutError, "from 1 to 64"),
+        (F32_2X3, {"sector_bytes": 256}, sl.LayoutError, "from 1 to 128"),
+        (((), ()), {"data_type": "FLOAT32"}, sl.LayoutError, "has 0 dimensions"),
+        (np.zeros((), np.float32), {}, sl.LayoutError, "no dimensions"),
+        (np.zeros((0, 4), np.float32), {}, sl.LayoutError, "hold no element"),
+        (np.zeros((1,) * 9, np.float32), {}, sl.LayoutError, "at most 8"),
+        (((32,), (2**59,)), {"data_type": "FLOAT32"}, sl.LayoutError, "less than 2\\*\\*62 bytes"),
         (sl.TensorDesc("FLOAT32", (2, 4), (1, 2)), {"bytes_per_thread": 8}, sl.LayoutError, "stride 1"),
         (((4,), (1, 2)), {"data_type": "FLOAT32"}, sl.LayoutError, "has 2 entries"),
         (sl.TensorDesc("FLOAT32", (4,)), {"data_type": "FLOAT16"}, sl.LayoutError, "own data type"),
@@ -199,6 +229,28 @@ def test_bad_arguments_are_refused_with_the_field_and_the_rule(layout, kwargs, e
         sl.access_pattern(layout, **kwargs)
 
 
+def test_huge_offsets_and_addresses_stay_exact():
+    # only the buffer's place in a 128-byte line matters to the counts; the addresses are its own
+    desc = sl.TensorDesc("FLOAT32", (4, 4))
+    far = sl.access_pattern(desc, offset=2**70 + 8)
+    assert (far.sectors, far.ideal_sectors) == (sl.access_pattern(desc, offset=8).sectors, 2) == (3, 2)
+    assert far.request(0).addresses[:2] == (2**70 + 8, 2**70 + 12)
+    assert far.request(0).sectors == ((2**70 + 8) // 32, (2**70 + 8) // 32 + 1, (2**70 + 8) // 32 + 2)
+    placed = sl.access_pattern(sl.PlacedDesc(sl.TensorDesc("UINT8", (64,)), 2**63))
+    assert (placed.sectors, placed.request(1).addresses[0]) == (2, 2**63 + 32)
+    # a valid TensorDesc spanning 2**64 bytes: its last request's addresses are exact Python ints
+    wide = sl.access_pattern(sl.TensorDesc("UINT8", (2**31, 2), (2**31, 1)))
+    assert wide.request(wide.requests - 1).addresses[-1] == (2**31 - 1) * 2**31 + 1
+
+
 def test_a_request_past_the_last_is_refused():
     with pytest.raises(sl.LayoutError, match="numbered 0..0"):
         sl.access_pattern(sl.TensorDesc("FLOAT32", (4,))).request(1)
+
+
+def test_a_layout_no_memory_map_can_draw_displays_as_text():
+    report = sl.access_pattern(((4, 4), (2**40, 1)), data_type="FLOAT32")
+    data, metadata = report._repr_mimebundle_()
+    assert list(data) == ["text/plain"] and metadata == {}
+    assert data["text/plain"].startswith("1 request of 32 threads x 4 B: 4 sectors")  # 4 rows of 16 B
+    assert "not drawn: strides[0] = 1099511627776 exceeds 4294967295" in data["text/plain"]

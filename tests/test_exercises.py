@@ -205,5 +205,7 @@ def test_sectors_per_request_of_a_padded_layout():
     assert ex.check_sectors_per_request(..., padded).answered is False
     assert "not str 'four'" in ex.check_sectors_per_request("four", padded).message
     assert "not bool" in ex.check_sectors_per_request(True, padded).message
+    assert "then average over the requests" in ex.check_sectors_per_request(10**400, padded).message
+    assert "then average over the requests" in ex.check_sectors_per_request(float("nan"), padded).message
     # the keyword arguments go to access_pattern: read along columns, a sector per thread
     assert ex.check_sectors_per_request(32, padded, order=(1, 0)).correct

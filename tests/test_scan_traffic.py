@@ -443,7 +443,7 @@ def test_the_chunk_totals_of_a_three_pass_columns_scan_by_hand():
 
 def test_too_many_accesses_to_list_is_refused():
     plan = plan_scan("FLOAT32", canonical_pair((16384, 16384), (16384, 1), (16384, 1), 1), False, 0, 0, 132)
-    with pytest.raises(LayoutError, match=r"lane accesses to list, more than the budget of 67108864"):
+    with pytest.raises(LayoutError, match=r"more than the 67108864 \(2\*\*26\) that are counted lane by lane"):
         scan_traffic(plan, 4, 0, 0)
 
 

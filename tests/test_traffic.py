@@ -331,3 +331,10 @@ def test_wrong_devices_are_refused():
     with pytest.raises(TypeError, match="TrafficDevice sm_count must be an int, not float 1.5"):
         TrafficDevice(1.5)
     assert TrafficDevice() == TrafficDevice(132, 232448)  # an H100
+
+
+def test_addresses_count_modulo_a_line_however_large():
+    x = np.zeros((64, 1024), np.float32)
+    near = traffic(sl.cumulative_summation, x, 1, addresses={"x": 4})
+    far = traffic(sl.cumulative_summation, x, 1, addresses={"x": 2**70 + 4})  # 2**70 is 0 modulo 128
+    assert far == near and near.loads.requests == 2048  # at byte 4 no 16-byte vectors: a float a lane

@@ -20,7 +20,8 @@ FOLDER = "tutorials"
 
 def copy_notebooks(app: Sphinx, config: Config) -> None:
     """Copy every notebook into ``tutorials/`` (only those that changed, so that an unchanged page
-    is not rebuilt) and remove copies whose notebook is gone."""
+    is not rebuilt) and remove copies whose notebook is gone: ``tutorials/*.ipynb`` is the build's
+    own (ignored by git), not a place for notebooks of one's own."""
     wanted = {path.name: path for path in sorted(NOTEBOOKS.glob("*.ipynb"))}
     TUTORIALS.mkdir(exist_ok=True)
     for copy in TUTORIALS.glob("*.ipynb"):
@@ -29,6 +30,8 @@ def copy_notebooks(app: Sphinx, config: Config) -> None:
     for name, path in wanted.items():
         data = path.read_bytes()
         target = TUTORIALS / name
+        if target.is_symlink():  # replaced, never written through
+            target.unlink()
         if not target.is_file() or target.read_bytes() != data:
             target.write_bytes(data)
 

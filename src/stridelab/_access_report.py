@@ -19,8 +19,8 @@ from ._access import Counts, Walk, walk_addresses
 from ._access_count import count_walk
 from ._arrays import layout_of
 from ._desc_text import PlacedDesc
-from ._strides import _check_sizes
-from ._validate import at_least, int_tuple, int_value, shown, wrong_type
+from ._strides import MAX_DIMENSIONS, _check_sizes
+from ._validate import int_tuple, int_value, shown, wrong_type
 from .desc import TensorDesc
 from .dtypes import DataType
 from .dtypes import data_type as as_data_type
@@ -29,6 +29,10 @@ from .errors import LayoutError
 __all__: list[str] = []
 
 _LINE_SECTORS = 4  # a cache line holds four sectors
+MAX_WARP = 64  # AMD's wavefronts; NVIDIA's warps are 32 threads
+MAX_SECTOR = 128
+MAX_VECTOR = 32  # the widest load a GPU thread makes (256 bits)
+MAX_SPAN = 2**62
 
 
 class Request(NamedTuple):
@@ -62,7 +66,7 @@ class DimensionAccess(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class AccessReport:
-    """The memory traffic of a warp-per-32-consecutive-elements kernel over one layout.
+    """The memory traffic over one layout of a kernel whose warps take consecutive logical elements.
 
     ``requests`` (one per warp), ``sectors`` and ``lines`` touched (each counted once per request
     however many threads share it), ``bytes``: the distinct bytes requested, and ``ideal_sectors``:
@@ -116,6 +120,7 @@ class AccessReport:
         if not 0 <= index < self.requests:
             raise LayoutError(f"index = {index}: the requests are numbered 0..{self.requests - 1}")
         addresses, active = walk_addresses(self._walk, index, 1)
+        shift = self._origin - self._walk.base  # the walk counts from the origin modulo a line
         per_thread = self.bytes_per_thread // as_data_type(self.data_type).element_size
         walked = [self.sizes[d] for d in self.order]
         walked[-1] //= per_thread
@@ -130,15 +135,17 @@ class AccessReport:
                 thread, coords[d] = divmod(thread, n)
             coords[self.order[-1]] *= per_thread if self.order else 1
             lanes.append(tuple(coords))
+        lanes_at = [a + shift if on else None for a, on in zip(addresses[0].tolist(), active[0].tolist())]
+        width = self._walk.width
         touched = sorted(
             {
                 s
-                for a, on in zip(addresses[0].tolist(), active[0].tolist())
-                if on
-                for s in range(a // self.sector_bytes, (a + self._walk.width - 1) // self.sector_bytes + 1)
+                for a in lanes_at
+                if a is not None
+                for s in range(a // self.sector_bytes, (a + width - 1) // self.sector_bytes + 1)
             }
         )
-        shown_addresses = tuple(a if on else None for a, on in zip(addresses[0].tolist(), active[0].tolist()))
+        shown_addresses = tuple(lanes_at)
         return Request(index, tuple(lanes), shown_addresses, tuple(touched))
 
     def dimensions(self) -> tuple[DimensionAccess, ...]:
@@ -150,7 +157,7 @@ class AccessReport:
             if n == 1:
                 continue
             threads = min(n, self.warp_size)
-            walk = Walk((threads,), (stride * size,), self._origin, size, self.warp_size, self.sector_bytes)
+            walk = Walk((threads,), (stride * size,), self._walk.base, size, self.warp_size, self.sector_bytes)
             out.append(DimensionAccess(dim, threads, stride, stride * size, count_walk(walk).sectors))
         return tuple(out)
 
@@ -164,11 +171,16 @@ class AccessReport:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, str], dict[str, Any]]:
         """Jupyter's display: the picture of the first requests (SVG, and PNG where Pillow is
-        installed: see :mod:`stridelab.render.access`) and ``str(self)`` as text."""
+        installed: see :mod:`stridelab.render.access`) and ``str(self)`` as text; the text alone,
+        saying why, for a layout no memory map can draw (strides past DirectML's 32-bit ones)."""
         from .render.access import access_drawing
         from .render.access_paint import access_bundle
 
-        return access_bundle(access_drawing(self), str(self))
+        try:
+            drawing = access_drawing(self)
+        except LayoutError as error:
+            return {"text/plain": f"{self}\n(not drawn: {error})"}, {}
+        return access_bundle(drawing, str(self))
 
     def __repr__(self) -> str:
         return (
@@ -201,11 +213,17 @@ def access_pattern(
         The dimensions from the outermost to the innermost walked (a permutation of the dimension
         indices); default: C order over the logical sizes.
     offset
-        The byte address of the buffer's start, modulo anything: it decides which sectors the
-        first elements share. With negative strides, the buffer starts at the lowest element.
+        The byte address of the buffer's start (only its place within a line matters): it decides
+        which sectors the first elements share. With negative strides, the buffer starts at the
+        lowest element. An array's own address is not read: pass that of its lowest element to
+        count from where it lies (``a.ctypes.data`` of a NumPy array without negative strides).
     bytes_per_thread
-        Bytes each thread reads at once (a vector load), a multiple of the element size; the
-        innermost walked dimension must then be contiguous and a multiple of that many elements.
+        Bytes each thread reads at once (a vector load of a power of two, at most 32, and a
+        multiple of the element size); the innermost walked dimension must then be contiguous and
+        a multiple of that many elements, and every thread's address a multiple of it.
+    warp_size, sector_bytes
+        Threads a request (32 on NVIDIA GPUs, 64 on AMD's), and bytes a sector (32); a line is
+        four sectors.
 
     Examples
     --------
@@ -221,22 +239,27 @@ def access_pattern(
     """
     dtype, sizes, strides, element0 = _layout(layout, data_type)
     rank = len(sizes)
+    _check_walkable(sizes, strides, dtype.element_size)
     walk_order = _order(order, rank)
     offset = int_value("offset", offset)
     if offset < 0:
         raise LayoutError(f"offset = {shown(offset)}: a byte address is 0 or more")
-    warp = _power_of_two("warp_size", warp_size, 1024)
-    sector = _power_of_two("sector_bytes", sector_bytes, 4096)
-    width = dtype.element_size if bytes_per_thread is None else at_least("bytes_per_thread", bytes_per_thread, 1)
+    warp = _power_of_two("warp_size", warp_size, MAX_WARP)
+    sector = _power_of_two("sector_bytes", sector_bytes, MAX_SECTOR)
+    size = dtype.element_size
     walked_sizes = [sizes[d] for d in walk_order]
-    walked_strides = [strides[d] * dtype.element_size for d in walk_order]
-    if width != dtype.element_size:
-        _check_vector(width, dtype, walked_sizes[-1] if rank else 1, strides[walk_order[-1]] if rank else 1)
-        walked_sizes[-1] //= width // dtype.element_size
-        walked_strides[-1] = width
+    walked_strides = [strides[d] * size for d in walk_order]
     lowest = sum((n - 1) * s for n, s in zip(sizes, strides) if s < 0)
-    origin = offset + (element0 - lowest) * dtype.element_size
-    walk = Walk(tuple(walked_sizes), tuple(walked_strides), origin, width, warp, sector, sector * _LINE_SECTORS)
+    origin = offset + (element0 - lowest) * size
+    width = size
+    if bytes_per_thread is not None:
+        width = _power_of_two("bytes_per_thread", bytes_per_thread, MAX_VECTOR)
+    if width != size:
+        _check_vector(width, dtype, walked_sizes, walked_strides, origin)
+        walked_sizes[-1] //= width // size
+        walked_strides[-1] = width
+    line = sector * _LINE_SECTORS
+    walk = Walk(tuple(walked_sizes), tuple(walked_strides), origin % line, width, warp, sector, line)
     counts: Counts = count_walk(walk)
     return AccessReport(dtype.name, sizes, strides, walk_order, offset, width, warp, sector, *counts, walk, origin)
 
@@ -267,6 +290,23 @@ def _layout(layout: Any, data_type: Any) -> tuple[DataType, tuple[int, ...], tup
     return desc.dtype, desc.sizes, desc.strides, element0
 
 
+def _check_walkable(sizes: tuple[int, ...], strides: tuple[int, ...], size: int) -> None:
+    """Refuse layouts with no element, no dimension, more than a TensorDesc's, or a span of
+    addresses no GPU has (the counts are exact for spans below 2**62 bytes)."""
+    if not sizes:
+        raise LayoutError("layout has no dimensions (a 0-d array): give it one, e.g. a.reshape(1)")
+    if len(sizes) > MAX_DIMENSIONS:
+        raise LayoutError(f"layout has {len(sizes)} dimensions; a tensor has at most {MAX_DIMENSIONS}")
+    if 0 in sizes:
+        raise LayoutError(f"layout sizes {shown(sizes)} hold no element: no thread reads anything")
+    span = sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) * size
+    if span >= MAX_SPAN:
+        raise LayoutError(
+            f"layout sizes {shown(sizes)}, strides {shown(strides)} span {span} bytes; the traffic is counted "
+            "for layouts spanning less than 2**62 bytes"
+        )
+
+
 def _order(order: Any, rank: int) -> tuple[int, ...]:
     if order is None:
         return tuple(range(rank))
@@ -286,16 +326,24 @@ def _power_of_two(name: str, value: Any, largest: int) -> int:
     return number
 
 
-def _check_vector(width: int, dtype: DataType, size: int, stride: int) -> None:
-    if width % dtype.element_size:
+def _check_vector(width: int, dtype: DataType, sizes: list[int], strides: list[int], origin: int) -> None:
+    """Refuse a vector load of ``width`` bytes that a GPU cannot make over the walk (``strides``
+    in bytes, the innermost last), starting at byte ``origin``."""
+    size = dtype.element_size
+    if width % size:
         raise LayoutError(
-            f"bytes_per_thread = {width}: it must be a multiple of the element size, "
-            f"{dtype.element_size} B ({dtype.name})"
+            f"bytes_per_thread = {width}: it must be a multiple of the element size, {size} B ({dtype.name})"
         )
-    per = width // dtype.element_size
-    if stride != 1 or size % per:
+    per = width // size
+    if strides[-1] != size or sizes[-1] % per:
         raise LayoutError(
             f"bytes_per_thread = {width}: a thread reads {per} consecutive elements at once, so the innermost "
             f"walked dimension must have stride 1 and a size that is a multiple of {per}, "
-            f"not size {size}, stride {stride}"
+            f"not size {sizes[-1]}, stride {strides[-1] // size}"
+        )
+    if origin % width or any(s % width for s in strides[:-1]):
+        raise LayoutError(
+            f"bytes_per_thread = {width}: a vector load of {width} bytes needs every thread's address to be a "
+            f"multiple of {width}, and here element 0 lies at byte {origin} with strides of "
+            f"{shown(tuple(strides))} bytes"
         )

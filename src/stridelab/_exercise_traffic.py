@@ -5,6 +5,7 @@ internal: public as ``stridelab.exercises.check_sectors_per_request``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -33,9 +34,12 @@ def check_sectors_per_request(answer: Any, layout: Any, **access: Any) -> Feedba
     report = access_pattern(layout, **access)
     if answer is ...:
         return reminder("the average number of sectors per request (a number)")
-    given = answer if isinstance(answer, (int, float, np.integer, np.floating)) else None
-    if given is None or isinstance(answer, (bool, np.bool_)):
+    if not isinstance(answer, (int, float, np.integer, np.floating)) or isinstance(answer, (bool, np.bool_)):
         return not_a("the sectors per request as a number", answer)
+    try:
+        given = float(answer)
+    except OverflowError:  # an int past any float: no count of sectors
+        given = math.inf
     if abs(given - report.sectors_per_request) < 1e-9:
         average = f"{report.sectors_per_request:g} sectors per request on average"
         return Feedback(True, f"{average} ({report.sectors} sectors over {report.requests} requests)")

@@ -139,6 +139,13 @@ def traffic(
         The launches, each with its loads, ``cp.async`` loads and stores; no launch where the
         call moves nothing.
 
+    Raises
+    ------
+    LayoutError
+        Where a scan's kernels would make more than 2**26 lane accesses (a scan of about 2**25
+        elements): they are listed lane by lane, so count a smaller tensor of the same layout.
+        Copies are counted without listing, at any size.
+
     Examples
     --------
     A packed float32 copy moves 16-byte vectors: 512 bytes, 16 sectors, a warp request.
@@ -178,8 +185,9 @@ def traffic(
             raise LayoutError(
                 f"addresses[{field!r}] = {shown(value)} is not a multiple of the element size, {esize} bytes"
             )
-    dst = out_at + views.dst_offset * esize
-    src = dst if views.in_place else x_at + views.src_offset * esize
+    # Sectors and lines repeat every 128 bytes: the counts need the addresses only modulo that.
+    dst = (out_at + views.dst_offset * esize) % 128
+    src = dst if views.in_place else (x_at + views.src_offset * esize) % 128
     pair = planned.pair
     if operator.scan is None:
         from .cupy.copy_traffic import copy_traffic

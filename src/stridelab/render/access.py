@@ -22,6 +22,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -102,13 +103,17 @@ class AccessDrawing:
     def height(self) -> int:
         return self.scene.height
 
+    @cached_property
+    def _slot_sector_ends(self) -> tuple[list[int], list[int]]:
+        """Each drawn slot's first and last sector, as two lists in slot order (both increase)."""
+        return [s[0] for s in self.slot_sectors], [s[1] for s in self.slot_sectors]
+
     def lit_slots(self, cell: int) -> tuple[int, int]:
         """The drawn slots (positions ``start`` to ``stop - 1``) in the sectors cell ``cell``'s
         thread reads: what pointing at the cell lights."""
         first, last = (b // self.report.sector_bytes for b in self.cell_bytes[cell])
-        return bisect_left([s[1] for s in self.slot_sectors], first), bisect_right(
-            [s[0] for s in self.slot_sectors], last
-        )
+        starts, ends = self._slot_sector_ends
+        return bisect_left(ends, first), bisect_right(starts, last)
 
     def cell_text(self, cell: int) -> str:
         """``thread t of request r: address A, sector S`` for drawn cell ``cell``."""

@@ -75,9 +75,9 @@ def scan_traffic(plan: ScanPlan, esize: int, src_address: int, dst_address: int)
     listed = sum(p.accesses for _, phases in launches for p in phases)
     if listed > LISTED_ACCESSES:
         raise LayoutError(
-            f"scan_traffic: the plan's kernels ({', '.join(template_of(k.kernel) for k, _ in launches)}) make "
-            f"{listed} lane accesses to list, more than the budget of {LISTED_ACCESSES} (2**26): count a smaller "
-            "problem"
+            f"traffic: this scan's kernels ({', '.join(template_of(k.kernel) for k, _ in launches)}) make "
+            f"{listed} lane accesses, more than the {LISTED_ACCESSES} (2**26) that are counted lane by lane: "
+            "count a smaller tensor of the same layout"
         )
     return tuple(_counted(launch, phases) for launch, phases in launches)
 
