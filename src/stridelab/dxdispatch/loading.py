@@ -47,8 +47,9 @@ def load(
     --------
     >>> import json, pathlib, tempfile
     >>> from stridelab import dxdispatch
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "copy.json"
     >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
     >>> _ = path.write_text(json.dumps({
     ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
     ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
@@ -76,15 +77,11 @@ def read_tensors(path: str | os.PathLike[str], *, max_model_bytes: int = MAX_MOD
     --------
     >>> import json, pathlib, tempfile
     >>> from stridelab import dxdispatch
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "copy.json"
     >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
-    >>> _ = path.write_text(json.dumps({
-    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
-    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
-    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
-    ...     "commands": [
-    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
-    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> copy = {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}
+    >>> _ = path.write_text(json.dumps({"resources": {}, "dispatchables": {"copy": copy}, "commands": []}))
     >>> sorted(dxdispatch.read_tensors(path))
     ['copy.InputTensor', 'copy.OutputTensor']
     """
@@ -140,17 +137,13 @@ def list_files(
     --------
     >>> import json, pathlib, tempfile
     >>> from stridelab import dxdispatch
-    >>> t = {"DataType": "FLOAT32", "Sizes": [3]}
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "copy.json"
-    >>> _ = path.write_text(json.dumps({
-    ...     "resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3]},
-    ...                   "B": {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}},
-    ...     "dispatchables": {"copy": {"type": "ELEMENT_WISE_IDENTITY", "desc": {"InputTensor": t, "OutputTensor": t}}},
-    ...     "commands": [
-    ...         {"type": "dispatch", "dispatchable": "copy", "bindings": {"InputTensor": "A", "OutputTensor": "B"}},
-    ...         {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}]}))
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "copy.json"
+    >>> b = {"initialValuesDataType": "FLOAT32", "initialValues": [0, 0, 0]}
+    >>> write = {"type": "writeFile", "resource": "B", "targetPath": "b.npy"}
+    >>> _ = path.write_text(json.dumps({"resources": {"B": b}, "dispatchables": {}, "commands": [write]}))
     >>> [(use.action, use.where) for use in dxdispatch.list_files(path)]
-    [('write', 'command 1 (writeFile)')]
+    [('write', 'command 0 (writeFile)')]
     """
     model, obj = _read_model(path, max_model_bytes)
     folders = Folders(model, input_dir, allow_any_path)

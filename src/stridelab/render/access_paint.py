@@ -83,17 +83,10 @@ def access_svg(drawing: AccessDrawing, scale: float = 1.0) -> str:
 
 def access_png(drawing: AccessDrawing, *, max_bytes: int | None = None) -> bytes:
     """``drawing`` as PNG, two image pixels per drawing pixel; one where that would be more than
-    ``max_bytes`` (as :func:`~.boxes.boxes_png`: estimated first, so that a large drawing is
-    painted once)."""
-    from .boxes import PNG_BYTES_PER_PIXEL
-    from .png import _encoded
+    ``max_bytes`` (:func:`~.boxes.png_within`)."""
+    from .boxes import png_within
 
-    if max_bytes is not None and 4 * drawing.width * drawing.height * PNG_BYTES_PER_PIXEL > max_bytes:
-        return _encoded(_painted(drawing, 1))
-    data = _encoded(_painted(drawing, 2))
-    if max_bytes is not None and len(data) > max_bytes:
-        data = _encoded(_painted(drawing, 1))
-    return data
+    return png_within(lambda scale: _painted(drawing, scale), drawing.width, drawing.height, max_bytes)
 
 
 def _painted(drawing: AccessDrawing, scale: int):  # -> PIL.Image.Image, imported on use

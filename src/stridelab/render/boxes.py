@@ -13,8 +13,10 @@ internal: used by the pictures of objects that are no memory map (``sl.check_lay
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 from .layout import Text
 from .options import session_scale
@@ -113,17 +115,24 @@ def boxes_svg(drawing: BoxDrawing, scale: float = 1.0) -> str:
 PNG_BYTES_PER_PIXEL = 0.016
 
 
+def png_within(paint: Callable[[int], Any], width: int, height: int, max_bytes: int | None) -> bytes:
+    """The PNG of a ``width`` x ``height`` drawing that ``paint(scale)`` paints, at two image pixels
+    per drawing pixel; at one where that PNG would be more than ``max_bytes`` (estimated first, so
+    that a large drawing is painted once)."""
+    from .png import _encoded
+
+    if max_bytes is not None and 4 * width * height * PNG_BYTES_PER_PIXEL > max_bytes:
+        return _encoded(paint(1))
+    data = _encoded(paint(2))
+    if max_bytes is not None and len(data) > max_bytes:
+        data = _encoded(paint(1))
+    return data
+
+
 def boxes_png(drawing: BoxDrawing, *, max_bytes: int | None = None) -> bytes:
     """``drawing`` as PNG at two image pixels per drawing pixel; at one where that PNG would be
     more than ``max_bytes``."""
-    from .png import _encoded
-
-    if max_bytes is not None and 4 * drawing.width * drawing.height * PNG_BYTES_PER_PIXEL > max_bytes:
-        return _encoded(_painted(drawing, 1))
-    data = _encoded(_painted(drawing, 2))
-    if max_bytes is not None and len(data) > max_bytes:
-        data = _encoded(_painted(drawing, 1))
-    return data
+    return png_within(lambda scale: _painted(drawing, scale), drawing.width, drawing.height, max_bytes)
 
 
 def _painted(drawing: BoxDrawing, scale: int):  # -> PIL.Image.Image, imported on use

@@ -95,10 +95,7 @@ def _across(g: Geo, shape: tuple[int, ...], es: int, src: int, dst: int, _: bool
 
     def side(load: bool) -> At:
         def at(w: np.ndarray, j: np.ndarray) -> Lanes:
-            b, _, tid = thread_ids(w)
-            rest, tx = np.divmod(b, g.tiles_x)
-            row, ty = np.divmod(rest, g.tiles_y)
-            so, do = decompose(g, row)
+            tid, tx, ty, so, do = _tile_of(g, w)
             x0, y0 = tx * tile, ty * tile
             k, q = np.divmod(j, per)
             tl, tr = tid % across, tid // across
@@ -121,6 +118,16 @@ def _across(g: Geo, shape: tuple[int, ...], es: int, src: int, dst: int, _: bool
     ]
 
 
+def _tile_of(g: Geo, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For warps ``w`` of a tiled kernel: each lane's thread index in its block, the block's tile
+    (x, y), and the source and destination element offsets of the tile's outer row."""
+    b, _, tid = thread_ids(w)
+    rest, tx = np.divmod(b, g.tiles_x)
+    row, ty = np.divmod(rest, g.tiles_y)
+    so, do = decompose(g, row)
+    return tid, tx, ty, so, do
+
+
 def _staged(g: Geo, shape: tuple[int, ...], es: int, src: int, dst: int, _: bool) -> list[Phase]:
     """``sl_scan_tile_staged<K, TX, TY, CH, STAGES, EXCL>``: per axis step, PY 16-byte ``cp.async``
     copies along X (rows y0 + ir + p RY) and PX 16-byte stores along Y (rows x0 + orow + p RX) per
@@ -133,10 +140,7 @@ def _staged(g: Geo, shape: tuple[int, ...], es: int, src: int, dst: int, _: bool
 
     def side(load: bool, passes: int, reach: int) -> At:
         def at(w: np.ndarray, j: np.ndarray) -> Lanes:
-            b, _, tid = thread_ids(w)
-            rest, tx = np.divmod(b, g.tiles_x)
-            row, ty = np.divmod(rest, g.tiles_y)
-            so, do = decompose(g, row)
+            tid, tx, ty, so, do = _tile_of(g, w)
             x0, y0 = tx * tx_, ty * ty_
             k, p = np.divmod(j, passes)
             kk, pp = k[:, None], p[:, None]
