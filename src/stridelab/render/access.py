@@ -31,7 +31,7 @@ from .._validate import at_least
 from ..desc import TensorDesc
 from ..memmap import DEFAULT_LIMIT, SlotKind
 from .access_flip import flipped_scene
-from .layout import BYTE_DY, MARGIN, OFFSET_DY, Text, text_right
+from .layout import MARGIN, Text, text_right
 from .options import DEFAULT_MAX_CELLS, DrawOptions
 from .palette import CELL_H, FILLS, TEXT_ROLES, text_width
 from .scene import WRAP_WIDTH, Scene, scene_for
@@ -251,26 +251,10 @@ def _thread_addresses(report: AccessReport, coords: np.ndarray) -> list[int]:
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class AccessScene(Scene):
-    """A memory map whose strip gives each slot's byte address (``address0`` is buffer element 0's)
-    below it, where a memory map gives its byte offset: sectors are counted in addresses."""
-
-    address0: int = 0
-
-    def slot_texts(self) -> list[Text]:
-        size = self.desc.element_size
-        out = []
-        for x, y, slot in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
-            offset = self.offset + slot
-            out.append(Text(x + self.cell_w // 2, y + OFFSET_DY, str(offset), "offset"))
-            out.append(Text(x + self.cell_w // 2, y + BYTE_DY, str(self.address0 + offset * size), "byte"))
-        return out
-
-
-def _recoloured(scene: Scene, address0: int, threads: list[int], warp: int, drawn: tuple[int, ...]) -> AccessScene:
+def _recoloured(scene: Scene, address0: int, threads: list[int], warp: int, drawn: tuple[int, ...]) -> Scene:
     """``scene`` with each cell labelled by the thread that reads it and filled by that thread's
-    request where it is a drawn one (grey otherwise); each slot as its first such cell."""
+    request where it is a drawn one (grey otherwise); each slot as its first such cell; the strip's
+    byte labels are addresses from ``address0``."""
     first, count = (drawn[0], len(drawn)) if drawn else (0, 0)
     colour = [t // warp - first if first <= t // warp < first + count else count for t in threads]
     slot_colour = np.full(scene.slot_count, count, dtype=np.int64)
@@ -288,7 +272,7 @@ def _recoloured(scene: Scene, address0: int, threads: list[int], warp: int, draw
     fields = {f.name: getattr(scene, f.name) for f in dataclasses.fields(scene)}
     fields.update(slot_colours=slot_colour, fills=fills, slot_labels=labels, address0=address0)
     texts = [_addresses_legend(t) for t in scene.texts]
-    return AccessScene(**{**fields, "texts": tuple(texts)})
+    return Scene(**{**fields, "texts": tuple(texts)})
 
 
 def _addresses_legend(t: Text) -> Text:

@@ -98,6 +98,9 @@ class Scene:
     slot_marks: tuple[str, ...] = ()
     cell_badges: tuple[str, ...] = ()
     offset: int = 0  # a Python int: with the byte offset it may pass int64
+    # the byte address of buffer element 0: the strip's byte labels are addresses from it (an
+    # access picture counts sectors in addresses); 0 gives byte offsets
+    address0: int = 0
 
     @property
     def cell_count(self) -> int:
@@ -111,13 +114,14 @@ class Scene:
         return [self.slot_labels[i] for i in self.cell_slot.tolist()]
 
     def slot_texts(self) -> list[Text]:
-        """Each drawn slot's element offset in the buffer above it and byte offset below it."""
+        """Each drawn slot's element offset in the buffer above it and byte offset (or address,
+        from ``address0``) below it."""
         size = self.desc.element_size
         out = []
         for x, y, slot in zip(self.slot_x.tolist(), self.slot_y.tolist(), self.slot_offsets.tolist()):
             offset = self.offset + slot
             out.append(Text(x + self.cell_w // 2, y + OFFSET_DY, str(offset), "offset"))
-            out.append(Text(x + self.cell_w // 2, y + BYTE_DY, str(offset * size), "byte"))
+            out.append(Text(x + self.cell_w // 2, y + BYTE_DY, str(self.address0 + offset * size), "byte"))
         return out
 
 
