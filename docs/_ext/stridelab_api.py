@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from generated import write_if_changed
 from public_api import KINDS, PUBLIC_MODULES, PublicName, constant_comment, public_names
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -67,17 +68,11 @@ def index_page() -> str:
     return "\n".join(lines)
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` only where it changed, so that an unchanged page is not read again."""
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
 def write_pages(app: Sphinx, config: Config) -> None:
     API.mkdir(exist_ok=True)
-    _write(API / "index.rst", index_page())
+    write_if_changed(API / "index.rst", index_page().encode("utf-8"))
     for module in PUBLIC_MODULES:
-        _write(API / f"{module}.rst", module_page(module))
+        write_if_changed(API / f"{module}.rst", module_page(module).encode("utf-8"))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generated import write_if_changed
+
 DOCS = Path(__file__).resolve().parents[1]
 RESULTS = DOCS.parent / "benchmarks" / "RESULTS.md"
 PAGE = DOCS / "benchmarks.md"
@@ -111,9 +113,7 @@ def page(text: str) -> str:
 
 
 def write_page(app: Any, config: Any) -> None:
-    text = page(RESULTS.read_text(encoding="utf-8"))
-    if not PAGE.is_file() or PAGE.read_text(encoding="utf-8") != text:
-        PAGE.write_text(text, encoding="utf-8")
+    write_if_changed(PAGE, page(RESULTS.read_text(encoding="utf-8")).encode("utf-8"))
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from generated import write_if_changed
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
@@ -28,12 +29,7 @@ def copy_notebooks(app: Sphinx, config: Config) -> None:
         if copy.name not in wanted:
             copy.unlink()
     for name, path in wanted.items():
-        data = path.read_bytes()
-        target = TUTORIALS / name
-        if target.is_symlink():  # replaced, never written through
-            target.unlink()
-        if not target.is_file() or target.read_bytes() != data:
-            target.write_bytes(data)
+        write_if_changed(TUTORIALS / name, path.read_bytes())
 
 
 def binder_url(config: Config, notebook: str) -> str:
